@@ -1,0 +1,516 @@
+"""Generates the operator layer from native_functions.yaml.
+
+    python codegen/gen.py --yaml native_functions.yaml --out build/generated --pyi torchlike/_C
+
+For every operator group (all overloads sharing a base name, plus the in-place
+and out= variants derived for pointwise entries) it writes one header and one
+source file under ops/, so editing one YAML entry recompiles one small file.
+Aggregate files (registration list, Python method tables, stubs) are tiny.
+Files are rewritten only when their text changes, so ninja rebuilds nothing
+for an unchanged entry.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import jinja2  # noqa: E402
+
+from codegen.formula import POINTWISE_FUNCTIONS, tokenize  # noqa: E402
+from codegen.model import (  # noqa: E402
+    BaseType, CodegenError, FunctionSchema, ListType, NativeFunction, OptionalType,
+    load_native_functions, pointwise_variants,
+)
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+
+# ----------------------------------------------------------------- C++ types
+
+_CPP_BASE = {
+    "Tensor": "at::Tensor", "int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool",
+    "str": "std::string_view", "Scalar": "at::Scalar", "ScalarType": "at::ScalarType", "Layout": "at::Layout",
+    "Device": "at::Device", "Generator": "c10::Generator", "MemoryFormat": "at::MemoryFormat",
+}
+_BY_CONST_REF = {"Tensor", "Scalar", "Generator"}
+
+
+def cpp_value_type(t) -> str:
+    """The C++ type used inside std::optional / as a by-value return."""
+    if isinstance(t, BaseType):
+        return _CPP_BASE[t.name]
+    if isinstance(t, OptionalType):
+        return f"std::optional<{cpp_value_type(t.elem)}>"
+    if isinstance(t, ListType):
+        if t.elem.base.name == "Tensor":
+            return "at::TensorList"
+        if t.elem.base.name in ("int", "SymInt"):
+            return "at::IntArrayRef"
+        raise CodegenError(_current_loc, f"unsupported list type {t}")
+    raise AssertionError(t)
+
+
+def cpp_arg_type(t) -> str:
+    v = cpp_value_type(t)
+    if isinstance(t, BaseType) and t.name in _BY_CONST_REF:
+        return f"const {v}&"
+    if isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name in _BY_CONST_REF:
+        return f"const {v}&"
+    return v
+
+
+def cpp_return_type(schema: FunctionSchema) -> str:
+    rets = schema.returns
+    if not rets:
+        return "void"
+
+    def one(t):
+        if isinstance(t, ListType) and t.elem.base.name == "Tensor":
+            return "std::vector<at::Tensor>"
+        return cpp_value_type(t)
+    if len(rets) == 1:
+        return one(rets[0].type)
+    return "std::tuple<" + ", ".join(one(r.type) for r in rets) + ">"
+
+
+_SCALARTYPE_DEFAULTS = {"long": "at::ScalarType::Long", "float": "at::ScalarType::Float", "int": "at::ScalarType::Int",
+                        "double": "at::ScalarType::Double", "bool": "at::ScalarType::Bool"}
+
+
+def cpp_default(arg) -> str:
+    d, t = arg.default, arg.type
+    if d == "None":
+        return "std::nullopt"
+    if d in ("True", "False"):
+        return d.lower()
+    if d.startswith("["):
+        return "at::IntArrayRef{" + d[1:-1] + "}" if d != "[]" else "at::IntArrayRef{}"
+    if d.startswith('"') or d.startswith("'"):
+        return '"' + d[1:-1] + '"'
+    if t.base.name == "ScalarType":
+        return _SCALARTYPE_DEFAULTS[d]
+    if t.base.name == "MemoryFormat":
+        return "at::MemoryFormat::Contiguous"
+    if isinstance(t, ListType):  # int[2] stride=1
+        return "at::IntArrayRef{" + d + "}"
+    return d
+
+
+_current_loc = None
+
+# ----------------------------------------------------------------- op model
+
+
+@dataclass
+class Op:
+    """One operator overload as emitted: schema plus how it is implemented."""
+    schema: FunctionSchema
+    f: NativeFunction               # the YAML entry it comes from
+    kind: str                       # functional | inplace | out
+    cpp_name: str
+    dispatch: list = field(default_factory=list)   # [(key, native kernel name or None for pointwise)]
+    pointwise: object = None
+
+    @property
+    def qualified(self):
+        return f"aten::{self.schema.name}"
+
+    @property
+    def ident(self):
+        return str(self.schema.name).replace(".", "_")
+
+    # C++ argument order: out= arguments first (PyTorch's at::add_out(out, ...)).
+    @property
+    def cpp_args(self):
+        a = list(self.schema.arguments)
+        if self.kind == "out":
+            outs = [x for x in a if x.is_write and x.kwarg_only]
+            a = outs + [x for x in a if x not in outs]
+        return a
+
+    @property
+    def has_tensor_args(self):
+        return any(x.type.is_tensor_like for x in self.schema.arguments)
+
+    @property
+    def device_arg(self):
+        a = self.schema.argument("device")
+        return a.name if a is not None else None
+
+
+def cpp_params(op: Op, with_defaults: bool) -> str:
+    out = []
+    for a in op.cpp_args:
+        s = f"{cpp_arg_type(a.type)} {a.name}"
+        if with_defaults and a.default is not None:
+            s += f" = {cpp_default(a)}"
+        out.append(s)
+    # C++ defaults must be trailing
+    if with_defaults:
+        seen_plain = False
+        for i in range(len(out) - 1, -1, -1):
+            if "=" not in out[i]:
+                seen_plain = True
+            elif seen_plain:
+                out[i] = out[i].split(" = ")[0]
+    return ", ".join(out)
+
+
+def cpp_arg_types(op: Op) -> str:
+    return ", ".join(cpp_arg_type(a.type) for a in op.cpp_args)
+
+
+def cpp_arg_names(op: Op) -> str:
+    return ", ".join(a.name for a in op.cpp_args)
+
+
+# ----------------------------------------------------------------- Python signatures
+
+_PY_TYPE = {"Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "str",
+            "Scalar": "Scalar", "ScalarType": "ScalarType", "Layout": "Layout", "Device": "Device",
+            "Generator": "Generator", "MemoryFormat": "MemoryFormat"}
+
+
+def py_type(t) -> str:
+    if isinstance(t, BaseType):
+        return _PY_TYPE[t.name]
+    if isinstance(t, OptionalType):
+        return py_type(t.elem) + "?"
+    if isinstance(t, ListType):
+        inner = py_type(t.elem)
+        return f"{inner}[{t.size}]" if t.size else f"{inner}[]"
+    raise AssertionError(t)
+
+
+def py_signature(op: Op, name: str, method: bool, out_op: Op | None) -> str:
+    """The signature string the C++ PythonArgParser reads, e.g.
+    add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)."""
+    parts, star = [], False
+    for a in op.schema.arguments:
+        if a.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        pname = "input" if (a.name == "self" and not method) else a.name
+        if method and a.name == "self":
+            pname = "self"
+        s = f"{py_type(a.type)} {pname}"
+        if a.default is not None:
+            s += f"={a.default}"
+        parts.append(s)
+    if out_op is not None:
+        if not star:
+            parts.append("*")
+        outs = out_op.schema.out_arguments
+        for o in outs:
+            parts.append(f"Tensor {o.name}=None" if len(outs) == 1 else f"Tensor {o.name}=None")
+    return f"{name}({', '.join(parts)})"
+
+
+# ----------------------------------------------------------------- building ops
+
+
+def build_ops(fns: list[NativeFunction]) -> "OrderedDict[str, list[Op]]":
+    global _current_loc
+    groups: OrderedDict[str, list[Op]] = OrderedDict()
+    for f in fns:
+        _current_loc = f.loc
+        s = f.func
+        base = s.name.base
+        kind = "inplace" if s.is_inplace else ("out" if s.is_out else "functional")
+        cpp = _cpp_name(s, kind)
+        op = Op(schema=s, f=f, kind=kind, cpp_name=cpp, dispatch=list(f.dispatch), pointwise=f.pointwise)
+        ops = [op]
+        if f.pointwise is not None:
+            inplace, out = pointwise_variants(f)
+            if inplace is not None:
+                ops.append(Op(schema=inplace, f=f, kind="inplace", cpp_name=_cpp_name(inplace, "inplace"),
+                              pointwise=f.pointwise))
+            ops.append(Op(schema=out, f=f, kind="out", cpp_name=_cpp_name(out, "out"), pointwise=f.pointwise))
+        groups.setdefault(base, []).extend(ops)
+    return groups
+
+
+def _cpp_name(s: FunctionSchema, kind: str) -> str:
+    n = s.name.name
+    return n + "_out" if kind == "out" else n
+
+
+# ----------------------------------------------------------------- rendering
+
+def make_env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.globals.update(cpp_params=cpp_params, cpp_arg_types=cpp_arg_types, cpp_arg_names=cpp_arg_names,
+                       cpp_return_type=cpp_return_type, cpp_arg_type=cpp_arg_type)
+    return env
+
+
+def write_if_changed(path: str, text: str, written: list):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        with open(path) as fh:
+            if fh.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    with open(path, "w") as fh:
+        fh.write(text)
+    written.append(path)
+
+
+_DTYPE_MACRO = {"all": "TL_DISPATCH_ALL_TYPES", "numeric": "TL_DISPATCH_NUMERIC_TYPES",
+                "integral": "TL_DISPATCH_INTEGRAL_TYPES", "integral_and_bool": "TL_DISPATCH_INTEGRAL_AND_BOOL_TYPES",
+                "floating": "TL_DISPATCH_FLOATING_TYPES", "bool": "TL_DISPATCH_BOOL_TYPES"}
+
+
+def cpp_pointwise_expr(expr: str) -> str:
+    """The formula as C++: function calls are qualified into tl_math (aten/native/Math.h),
+    so a name never resolves to an unrelated global overload (glibc's ::isinf)."""
+    toks = tokenize(expr)
+    out = []
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        out.append(f"tl_math::{t}" if t in POINTWISE_FUNCTIONS and nxt == "(" else t)
+    return " ".join(out)
+
+
+def pointwise_info(op: Op) -> dict:
+    """What the pointwise template needs: tensor inputs, scalar members, the expression."""
+    s = op.schema
+    tensors = [a for a in s.arguments if a.type == BaseType("Tensor") and not (a.is_write and a.kwarg_only)
+               and not (op.kind == "inplace" and a.name == "self" and False)]
+    scalars = [a for a in s.arguments if a.type.base.name == "Scalar"]
+    return dict(tensors=[a.name for a in tensors], scalars=[a.name for a in scalars],
+                expr=cpp_pointwise_expr(op.pointwise.expr), dtype_macro=_DTYPE_MACRO[op.pointwise.dtypes],
+                int_to_float=op.pointwise.promote == "int_to_float", promote=op.pointwise.promote != "none",
+                result_bool=op.pointwise.result == "bool")
+
+
+def python_bindings(ops: list[Op]):
+    """Groups overloads into Python callables: {(module, name, is_method): [(op, out_op, signature)]}."""
+    table: OrderedDict = OrderedDict()
+    functional = [o for o in ops if o.kind != "out"]
+    outs = [o for o in ops if o.kind == "out"]
+
+    def matching_out(op: Op):
+        want = [a for a in op.schema.arguments]
+        for o in outs:
+            rest = [a for a in o.schema.arguments if not (a.is_write and a.kwarg_only)]
+            if [(a.name, a.type, a.default) for a in rest] == [(a.name, a.type, a.default) for a in want]:
+                return o
+        return None
+
+    for op in functional:
+        f = op.f
+        if f.manual_binding:
+            continue
+        pyname = str(op.schema.name.name)
+        module = f.python_module or ""
+        if "function" in f.variants and (op.kind == "functional" or op.f.pointwise is None):
+            out = matching_out(op) if op.kind == "functional" else None
+            table.setdefault((module, pyname, False), []).append((op, out, py_signature(op, pyname, False, out)))
+        if "method" in f.variants or (op.kind == "inplace" and op.f.pointwise is not None):
+            table.setdefault(("", pyname, True), []).append((op, None, py_signature(op, pyname, True, None)))
+    # out-only entries (no functional twin) are reachable from Python under their base name
+    for o in outs:
+        if o.f.manual_binding or "function" not in o.f.variants:
+            continue
+        if not any(out is o for entries in table.values() for (_, out, _) in entries):
+            pyname = o.schema.name.name
+            table.setdefault((o.f.python_module or "", pyname, False), []).append(
+                (o, None, py_signature(o, pyname, False, None)))
+    return table
+
+
+PARSED_ACCESSOR = {
+    "Tensor": "tensor", "Tensor?": "optionalTensor", "Tensor[]": "tensorlist", "Tensor?[]": "tensorlist",
+    "Scalar": "scalar", "Scalar?": "optionalScalar",
+    "int": "toInt64", "SymInt": "toInt64", "int?": "optionalInt64", "SymInt?": "optionalInt64",
+    "float": "toDouble", "float?": "optionalDouble", "bool": "toBool", "bool?": "optionalBool",
+    "str": "stringView", "str?": "optionalStringView",
+    "ScalarType": "scalartype", "ScalarType?": "optionalScalarType", "Layout?": "optionalLayout",
+    "Device": "device", "Device?": "optionalDevice", "Generator?": "optionalGenerator",
+    "MemoryFormat?": "optionalMemoryFormat", "MemoryFormat": "memoryformat",
+}
+
+
+def parsed_accessor(t) -> str:
+    key = str(t)
+    if isinstance(t, ListType) and t.elem.base.name in ("int", "SymInt"):
+        return "intlist"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and t.elem.elem.base.name in ("int", "SymInt"):
+        return "optionalIntlist"
+    if key not in PARSED_ACCESSOR:
+        raise CodegenError(_current_loc, f"no Python argument conversion for type {key}")
+    return PARSED_ACCESSOR[key]
+
+
+def binding_cases(entries, method: bool):
+    """For each signature: how to call C++ with parsed arguments."""
+    cases = []
+    for idx, (op, out, sig) in enumerate(entries):
+        args = op.schema.arguments
+        pos = {a.name: i for i, a in enumerate(args)}
+        call_args = [f"r.{parsed_accessor(a.type)}({pos[a.name]})" for a in op.cpp_args]
+        case = dict(idx=idx, op=op, call=f"at::{op.cpp_name}({', '.join(call_args)})",
+                    returns=op.schema.returns, out_call=None, out_index=len(args))
+        if out is not None:
+            o_args = []
+            for a in out.cpp_args:
+                if a.is_write and a.kwarg_only:
+                    o_args.append(f"r.tensor({len(args)})")
+                else:
+                    o_args.append(f"r.{parsed_accessor(a.type)}({pos[a.name]})")
+            case["out_call"] = f"at::{out.cpp_name}({', '.join(o_args)})"
+        cases.append(case)
+    return cases
+
+
+def return_kind(schema: FunctionSchema) -> str:
+    r = schema.returns
+    if not r:
+        return "none"
+    if len(r) > 1:
+        return "namedtuple" if all(x.name for x in r) else "tuple"
+    t = r[0].type
+    if isinstance(t, ListType):
+        return "tensorlist"
+    return {"Tensor": "tensor", "float": "double", "int": "int", "bool": "bool", "Scalar": "scalar"}[t.base.name]
+
+
+_PYI_TYPE = {"Tensor": "Tensor", "int": "_int", "SymInt": "_int", "float": "_float", "bool": "_bool", "str": "str",
+             "Scalar": "Number", "ScalarType": "_dtype", "Layout": "_layout", "Device": "DeviceLikeType",
+             "Generator": "Generator", "MemoryFormat": "memory_format"}
+
+
+def pyi_type(t) -> str:
+    if isinstance(t, BaseType):
+        return _PYI_TYPE[t.name]
+    if isinstance(t, OptionalType):
+        return f"Optional[{pyi_type(t.elem)}]"
+    if isinstance(t, ListType):
+        if t.elem.base.name in ("int", "SymInt"):
+            return "Union[_int, Sequence[_int]]" if t.size else "Sequence[_int]"
+        return f"Sequence[{pyi_type(t.elem)}]"
+    raise AssertionError(t)
+
+
+def pyi_def(op: Op, name: str, method: bool, out: Op | None) -> str:
+    parts, star = [], False
+    if method:
+        parts.append("self")
+    for a in op.schema.arguments:
+        if method and a.name == "self":
+            continue
+        if a.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        pname = "input" if a.name == "self" else a.name
+        t = pyi_type(a.type)
+        if a.type == BaseType("Tensor") and a.name != "self":
+            t = "Union[Tensor, Number]"
+        s = f"{pname}: {t}"
+        if a.default is not None:
+            s += " = ..."
+        parts.append(s)
+    if out is not None:
+        if not star:
+            parts.append("*")
+        parts.append("out: Optional[Tensor] = None")
+    rets = op.schema.returns
+    if not rets:
+        ret = "None"
+    elif len(rets) == 1:
+        ret = {"tensor": "Tensor", "tensorlist": "tuple[Tensor, ...]", "double": "_float", "int": "_int",
+               "bool": "_bool", "scalar": "Number"}[return_kind(op.schema)]
+    else:
+        ret = "tuple[" + ", ".join("Tensor" for _ in rets) + "]"
+    return f"def {name}({', '.join(parts)}) -> {ret}: ..."
+
+
+def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU", "Meta")) -> list[str]:
+    fns = load_native_functions(yaml_path, backends=backends)
+    groups = build_ops(fns)
+    env = make_env()
+    written: list[str] = []
+    yaml_name = os.path.basename(yaml_path)
+    sources = []
+    all_python: list = []
+    for base, ops in groups.items():
+        entries = sorted({(str(o.f.func.name), o.f.loc.line) for o in ops}, key=lambda x: x[1])
+        provenance = ", ".join(f"{n} ({yaml_name}:{ln})" for n, ln in entries)
+        # C++ defaults only where the C++ name is not overloaded (overloads + defaults get ambiguous).
+        counts: dict[str, int] = {}
+        for o in ops:
+            counts[o.cpp_name] = counts.get(o.cpp_name, 0) + 1
+        natives = OrderedDict()
+        for o in ops:
+            for key, kernel in o.dispatch:
+                natives.setdefault((kernel, cpp_return_type(o.schema), cpp_params(o, False)), None)
+        pybind = python_bindings(ops)
+        py_entries = []
+        for (module, pyname, method), entries_ in pybind.items():
+            py_entries.append(dict(module=module, name=pyname, method=method,
+                                   signatures=[sig for (_, _, sig) in entries_],
+                                   cases=binding_cases(entries_, method),
+                                   cname=f"py{'method' if method else 'fn'}_{module + '_' if module else ''}{pyname}"))
+            all_python.append((module, pyname, method, entries_))
+        ctx = dict(base=base, ops=ops, counts=counts, natives=list(natives), provenance=provenance,
+                   pointwise_info=pointwise_info, py_entries=py_entries, return_kind=return_kind,
+                   template_name="")
+        h = env.get_template("op.h.j2").render(ctx, template_name="codegen/templates/op.h.j2")
+        write_if_changed(os.path.join(out_dir, "ops", f"{base}.h"), h, written)
+        cpp = env.get_template("op.cpp.j2").render(ctx, template_name="codegen/templates/op.cpp.j2")
+        path = os.path.join(out_dir, "ops", f"{base}.cpp")
+        write_if_changed(path, cpp, written)
+        sources.append(path)
+
+    bases = list(groups)
+    agg = dict(bases=bases, provenance=f"all entries of {yaml_name}")
+    write_if_changed(os.path.join(out_dir, "Functions.h"),
+                     env.get_template("Functions.h.j2").render(agg, template_name="codegen/templates/Functions.h.j2"),
+                     written)
+    reg = os.path.join(out_dir, "RegisterAll.cpp")
+    write_if_changed(reg, env.get_template("RegisterAll.cpp.j2").render(
+        agg, template_name="codegen/templates/RegisterAll.cpp.j2"), written)
+    sources.append(reg)
+    write_if_changed(os.path.join(out_dir, "sources.txt"), "\n".join(sorted(sources)) + "\n", written)
+
+    if pyi_dir:
+        fn_defs, method_defs = [], []
+        for module, pyname, method, entries_ in all_python:
+            defs = [pyi_def(op, pyname, method, out) for (op, out, _) in entries_]
+            target = method_defs if method else fn_defs
+            if module:
+                continue
+            if len(defs) > 1:
+                defs = ["@overload\n" + ("    " if method else "") + d for d in defs]
+            target.extend(defs)
+        pyi = env.get_template("pyi.j2").render(fn_defs=fn_defs, method_defs=method_defs,
+                                                template_name="codegen/templates/pyi.j2", provenance=agg["provenance"])
+        write_if_changed(os.path.join(pyi_dir, "__init__.pyi"), pyi, written)
+    return written
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--yaml", default="native_functions.yaml")
+    p.add_argument("--out", default="build/generated")
+    p.add_argument("--pyi", default=None)
+    p.add_argument("--backends", default="CPU,Meta")
+    a = p.parse_args(argv)
+    try:
+        written = generate(a.yaml, a.out, a.pyi, tuple(a.backends.split(",")))
+    except CodegenError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    print(f"codegen: {len(written)} file(s) changed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

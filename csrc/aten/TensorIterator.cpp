@@ -1,0 +1,238 @@
+#include "TensorIterator.h"
+
+#include <algorithm>
+#include "TypePromotion.h"
+#include "native/Copy.h"
+
+namespace at {
+
+DimVector infer_size(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    TL_CHECK(da == db || da == 1 || db == 1, "The size of tensor a (", da, ") must match the size of tensor b (", db,
+             ") at non-singleton dimension ", i);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void TensorIterator::build(TensorIteratorConfig& cfg) {
+  name_ = cfg.name_;
+  noutputs_ = (int)cfg.outputs_.size();
+  TL_CHECK((int)(cfg.outputs_.size() + cfg.inputs_.size()) <= 16, name_, ": too many operands");
+  ops_.resize(cfg.outputs_.size() + cfg.inputs_.size());
+  for (size_t i = 0; i < cfg.outputs_.size(); ++i) {
+    ops_[i].tensor = cfg.outputs_[i];
+    ops_[i].is_output = true;
+  }
+  for (size_t i = 0; i < cfg.inputs_.size(); ++i) {
+    TL_CHECK(cfg.inputs_[i].defined(), name_, ": expected a defined tensor for input ", i);
+    ops_[noutputs_ + i].tensor = cfg.inputs_[i];
+  }
+  // Device: the first input that is not a 0-dim CPU tensor decides;
+  // 0-dim CPU tensors (Python numbers) may join any device.
+  bool have_dev = false;
+  for (auto& op : ops_) {
+    if (!op.tensor.defined()) continue;
+    bool cpu_scalar = op.tensor.is_cpu() && op.tensor.dim() == 0 && !op.is_output;
+    if (cpu_scalar && have_dev) continue;
+    if (!have_dev || (device_.is_cpu() && !op.tensor.is_cpu() && !op.is_output && ops_[0].tensor.defined() == false)) {
+      if (!have_dev || !cpu_scalar) {
+        device_ = op.tensor.device();
+        have_dev = !cpu_scalar || !have_dev;
+      }
+    }
+  }
+  for (auto& op : ops_) {
+    if (!op.tensor.defined() || op.tensor.device() == device_) continue;
+    if (op.tensor.is_cpu() && op.tensor.dim() == 0 && !op.is_output) continue;
+    // A CPU scalar fixed the device first; a real tensor elsewhere overrides it.
+    if (device_.is_cpu() && !op.is_output) {
+      bool all_scalar = true;
+      for (auto& o2 : ops_)
+        if (o2.tensor.defined() && o2.tensor.is_cpu() && !(o2.tensor.dim() == 0 && !o2.is_output)) all_scalar = false;
+      if (all_scalar) {
+        device_ = op.tensor.device();
+        continue;
+      }
+    }
+    TL_CHECK(false, "Expected all tensors to be on the same device, but found at least two devices, ", device_,
+             " and ", op.tensor.device(), "! (when checking arguments for ", name_, ")");
+  }
+  is_meta_ = device_.is_meta();
+  compute_shape(cfg);
+  compute_types(cfg);
+  allocate_outputs(cfg);
+  compute_strides_and_coalesce();
+}
+
+void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {
+  bool first = true;
+  for (int i = noutputs_; i < ntensors(); ++i) {
+    IntArrayRef s = ops_[i].tensor.sizes();
+    if (first) {
+      full_shape_ = s;
+      first = false;
+    } else if (!full_shape_.ref().equals(s)) {
+      full_shape_ = infer_size(full_shape_, s);
+    }
+  }
+  for (int i = 0; i < noutputs_; ++i) {
+    const Tensor& out = ops_[i].tensor;
+    if (!out.defined()) continue;
+    if (first) {
+      full_shape_ = out.sizes();
+      first = false;
+      continue;
+    }
+    if (out.sizes().equals(full_shape_)) continue;
+    // An output that is also an input (in-place) can never be resized.
+    bool inplace = false;
+    for (int k = noutputs_; k < ntensors(); ++k)
+      if (ops_[k].tensor.is_same(out)) inplace = true;
+    TL_CHECK(cfg.resize_ && !inplace, "output with shape ", out.sizes(), " doesn't match the broadcast shape ",
+             full_shape_.ref(), " (in ", name_, ")");
+    out.unsafeGetTensorImpl()->resize(full_shape_);
+  }
+  numel_ = 1;
+  for (int64_t s : full_shape_) numel_ *= s;
+}
+
+void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
+  if (cfg.forced_common_ != ScalarType::Undefined) {
+    common_ = cfg.forced_common_;
+  } else if (cfg.promote_) {
+    ResultTypeState st;
+    for (int i = noutputs_; i < ntensors(); ++i) update_result_type_state(ops_[i].tensor, st);
+    common_ = result_type(st);
+    if (common_ == ScalarType::Undefined && noutputs_ > 0 && ops_[0].tensor.defined()) common_ = ops_[0].tensor.scalar_type();
+  } else {
+    common_ = ntensors() > noutputs_ ? ops_[noutputs_].tensor.scalar_type() : ops_[0].tensor.scalar_type();
+  }
+  if (cfg.int_to_float_ && c10::isIntegralType(common_, true)) common_ = c10::defaultFloatType();
+
+  // Inputs compute in the common dtype. 0-dim inputs convert for almost nothing;
+  // others are converted once up front so the inner loop is single-typed.
+  if (cfg.promote_ || cfg.forced_common_ != ScalarType::Undefined) {
+    for (int i = noutputs_; i < ntensors(); ++i) {
+      Tensor& t = ops_[i].tensor;
+      if (t.scalar_type() != common_) t = native::cast_to(t, common_, device_);
+      else if (t.device() != device_) t = native::cast_to(t, common_, device_);
+    }
+  }
+  ScalarType want_out = cfg.out_dtype_ != ScalarType::Undefined ? cfg.out_dtype_ : common_;
+  for (int i = 0; i < noutputs_; ++i) {
+    OperandInfo& op = ops_[i];
+    if (!op.tensor.defined() || op.tensor.scalar_type() == want_out) continue;
+    TL_CHECK(cfg.any_cast_ || cfg.out_dtype_ != ScalarType::Undefined || c10::canCast(want_out, op.tensor.scalar_type()),
+             "result type ", want_out, " can't be cast to the desired output type ", op.tensor.scalar_type(),
+             " (in ", name_, ")");
+    // Compute into a temporary of the computation dtype, cast back in finish().
+    op.original = op.tensor;
+    op.tensor = Tensor();
+  }
+  cfg.out_dtype_ = want_out;
+}
+
+void TensorIterator::allocate_outputs(TensorIteratorConfig& cfg) {
+  for (int i = 0; i < noutputs_; ++i) {
+    OperandInfo& op = ops_[i];
+    if (op.tensor.defined()) {
+      // Writing through a tensor whose elements alias each other would race.
+      const Tensor& t = op.tensor;
+      for (int64_t d = 0; d < t.dim(); ++d)
+        TL_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
+                 "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                 "location. Please clone() the tensor before performing the operation. (in ", name_, ")");
+      continue;
+    }
+    // Follow the layout of an input that already has the full shape and a
+    // dense non-contiguous layout (e.g. transposed), as PyTorch does.
+    TensorOptions opts(cfg.out_dtype_, device_);
+    const Tensor* like = nullptr;
+    for (int k = noutputs_; k < ntensors(); ++k) {
+      const Tensor& t = ops_[k].tensor;
+      if (t.sizes().equals(full_shape_)) {
+        if (!t.is_contiguous() && t.unsafeGetTensorImpl()->is_non_overlapping_and_dense()) like = &t;
+        break;
+      }
+    }
+    op.tensor = like ? make_empty_strided(full_shape_, like->strides(), opts) : make_empty(full_shape_, opts);
+  }
+}
+
+void TensorIterator::compute_strides_and_coalesce() {
+  const int nt = ntensors();
+  const int nd = (int)full_shape_.size();
+  // Byte strides in natural order, 0 for broadcast dims.
+  std::vector<DimVector> st(nt);
+  for (int k = 0; k < nt; ++k) {
+    const Tensor& t = ops_[k].tensor;
+    ops_[k].data = is_meta_ ? nullptr : static_cast<char*>(t.data_ptr());
+    st[k].resize(nd, 0);
+    int off = nd - (int)t.dim();
+    int64_t isz = (int64_t)t.itemsize();
+    for (int d = 0; d < (int)t.dim(); ++d)
+      st[k][off + d] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * isz;
+  }
+  // Loop order: fastest-moving dim first, judged by the output's strides
+  // (then the inputs') — an insertion sort, stable for ties.
+  DimVector perm(nd);
+  for (int d = 0; d < nd; ++d) perm[d] = nd - 1 - d;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (int k = 0; k < nt; ++k) {
+      int64_t a = st[k][d0], b = st[k][d1];
+      if (a == 0 || b == 0) continue;
+      if (a != b) return a > b;  // d0 must move slower: swap so the smaller stride comes first
+    }
+    return false;
+  };
+  for (int i = 1; i < nd; ++i)
+    for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+
+  DimVector shape;
+  std::vector<DimVector> strides(nt);
+  for (int d = 0; d < nd; ++d) {
+    int64_t sz = full_shape_[perm[d]];
+    if (sz == 1) continue;  // size-1 dims never move the pointers
+    if (!shape.empty()) {
+      // Coalesce with the previous loop dim when every operand steps evenly.
+      bool can = true;
+      for (int k = 0; k < nt && can; ++k) can = strides[k].back() * shape.back() == st[k][perm[d]];
+      if (can) {
+        shape.back() *= sz;
+        continue;
+      }
+    }
+    shape.push_back(sz);
+    for (int k = 0; k < nt; ++k) strides[k].push_back(st[k][perm[d]]);
+  }
+  if (shape.empty()) {
+    shape.push_back(1);
+    for (int k = 0; k < nt; ++k) strides[k].push_back(0);
+  }
+  shape_ = shape;
+  for (int k = 0; k < nt; ++k) ops_[k].stride_bytes = strides[k];
+}
+
+bool TensorIterator::is_contiguous() const {
+  if (ndim() != 1) return false;
+  for (auto& op : ops_)
+    if (op.stride_bytes[0] != (int64_t)op.tensor.itemsize()) return false;
+  return true;
+}
+
+void TensorIterator::finish() {
+  for (int i = 0; i < noutputs_; ++i) {
+    OperandInfo& op = ops_[i];
+    if (!op.original.defined()) continue;
+    if (!is_meta_) native::copy_into(op.original, op.tensor);
+    op.tensor = op.original;
+    op.original = Tensor();
+  }
+}
+
+}  // namespace at

@@ -1,0 +1,149 @@
+// TensorIterator: the shared front half of every elementwise kernel. It
+// broadcasts the operands, picks the computation dtype (PyTorch's promotion
+// rules), allocates or checks the outputs, and turns the operands' geometry
+// into the fewest, fastest-first loop dimensions so kernels only ever write a
+// 1-D strided inner loop.
+#pragma once
+#include "../c10/Tensor.h"
+#include "Parallel.h"
+
+namespace at {
+
+struct OperandInfo {
+  Tensor tensor;        // what the loop reads/writes (maybe a converted copy)
+  Tensor original;      // the caller's out= tensor when `tensor` is a temporary
+  char* data = nullptr;
+  DimVector stride_bytes;  // per loop dim
+  bool is_output = false;
+};
+
+class TensorIterator;
+
+class TensorIteratorConfig {
+ public:
+  explicit TensorIteratorConfig(const char* op_name) : name_(op_name) {}
+  TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
+  TensorIteratorConfig& add_input(const Tensor& t) { inputs_.push_back(t); return *this; }
+  // Inputs are converted to the common dtype (result_type over the inputs).
+  TensorIteratorConfig& promote_inputs_to_common_dtype(bool v) { promote_ = v; return *this; }
+  // Integer and bool inputs compute in the default float dtype (true division, exp of ints).
+  TensorIteratorConfig& promote_integer_inputs_to_float(bool v) { int_to_float_ = v; return *this; }
+  // Output dtype independent of inputs (comparisons give bool).
+  TensorIteratorConfig& output_dtype(ScalarType t) { out_dtype_ = t; return *this; }
+  // Force the computation dtype (copy_ uses the destination's dtype).
+  TensorIteratorConfig& common_dtype(ScalarType t) { forced_common_ = t; return *this; }
+  // out= tensors of the wrong shape are resized instead of rejected.
+  TensorIteratorConfig& resize_outputs(bool v) { resize_ = v; return *this; }
+  // The output may be written with any dtype; values are cast (copy_).
+  TensorIteratorConfig& allow_any_output_cast(bool v) { any_cast_ = v; return *this; }
+  TensorIterator build();
+
+ private:
+  friend class TensorIterator;
+  const char* name_;
+  std::vector<Tensor> outputs_, inputs_;
+  bool promote_ = true, int_to_float_ = false, resize_ = true, any_cast_ = false;
+  ScalarType out_dtype_ = ScalarType::Undefined;
+  ScalarType forced_common_ = ScalarType::Undefined;
+};
+
+class TensorIterator {
+ public:
+  using loop_t = void (*)(void* ctx, char** data, const int64_t* strides, int64_t n);
+
+  int ntensors() const { return (int)ops_.size(); }
+  int noutputs() const { return noutputs_; }
+  int ninputs() const { return ntensors() - noutputs_; }
+  IntArrayRef shape() const { return shape_; }  // loop shape, dim 0 fastest
+  int64_t numel() const { return numel_; }
+  int ndim() const { return (int)shape_.size(); }
+  ScalarType common_dtype() const { return common_; }
+  ScalarType dtype(int arg) const { return ops_[arg].tensor.scalar_type(); }
+  const Tensor& output(int i = 0) const { return ops_[i].original.defined() ? ops_[i].original : ops_[i].tensor; }
+  const Tensor& operand(int i) const { return ops_[i].tensor; }
+  char* data_ptr(int arg) const { return ops_[arg].data; }
+  IntArrayRef strides(int arg) const { return ops_[arg].stride_bytes; }
+  const char* name() const { return name_; }
+  bool is_meta() const { return is_meta_; }
+  // True when every operand is one contiguous run (after coalescing).
+  bool is_contiguous() const;
+
+  // Runs loop(data, strides, n) over every inner row, in parallel chunks.
+  template <class Loop>
+  void for_each(const Loop& loop, int64_t grain = kGrainSize) const {
+    if (numel_ == 0) return;
+    parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
+  }
+  template <class Loop>
+  void serial_for_each(const Loop& loop, int64_t begin, int64_t end) const;
+
+  // Copies temporaries back into out= tensors of another dtype.
+  void finish();
+
+ private:
+  friend class TensorIteratorConfig;
+  void build(TensorIteratorConfig& cfg);
+  void compute_shape(TensorIteratorConfig& cfg);
+  void compute_types(TensorIteratorConfig& cfg);
+  void allocate_outputs(TensorIteratorConfig& cfg);
+  void compute_strides_and_coalesce();
+
+  const char* name_ = "";
+  std::vector<OperandInfo> ops_;
+  int noutputs_ = 0;
+  DimVector shape_;      // loop order after build
+  DimVector full_shape_; // broadcast shape, natural order
+  int64_t numel_ = 0;
+  ScalarType common_ = ScalarType::Undefined;
+  bool is_meta_ = false;
+  Device device_;
+};
+
+inline TensorIterator TensorIteratorConfig::build() {
+  TensorIterator it;
+  it.build(*this);
+  return it;
+}
+
+template <class Loop>
+void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t end) const {
+  const int nt = ntensors();
+  const int nd = ndim();
+  char* ptrs[16];
+  int64_t inner_strides[16];
+  for (int k = 0; k < nt; ++k) inner_strides[k] = ops_[k].stride_bytes[0];
+  if (nd == 1) {
+    for (int k = 0; k < nt; ++k) ptrs[k] = ops_[k].data + begin * inner_strides[k];
+    loop(ptrs, inner_strides, end - begin);
+    return;
+  }
+  // Multi-index of `begin` (dim 0 fastest).
+  int64_t idx[64];
+  int64_t rem = begin;
+  for (int d = 0; d < nd; ++d) {
+    idx[d] = rem % shape_[d];
+    rem /= shape_[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    for (int k = 0; k < nt; ++k) {
+      char* p = ops_[k].data;
+      const int64_t* st = ops_[k].stride_bytes.data();
+      for (int d = 0; d < nd; ++d) p += idx[d] * st[d];
+      ptrs[k] = p;
+    }
+    int64_t n = std::min(shape_[0] - idx[0], end - pos);
+    loop(ptrs, inner_strides, n);
+    pos += n;
+    idx[0] += n;
+    for (int d = 0; d < nd - 1 && idx[d] >= shape_[d]; ++d) {
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+// Broadcast two shapes (PyTorch's error message on mismatch).
+DimVector infer_size(IntArrayRef a, IntArrayRef b);
+
+}  // namespace at

@@ -1,0 +1,209 @@
+// The element functions pointwise formulas in native_functions.yaml call.
+// Written once as templates so the CPU loops (and, later, CUDA kernels)
+// instantiate the same code. Integer division by zero sets a flag instead of
+// trapping; the kernel raises after the loop.
+#pragma once
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include "../../c10/Half.h"
+
+namespace tl_math {
+
+inline std::atomic<int>& zero_division_flag() {
+  static std::atomic<int> f{0};
+  return f;
+}
+inline void flag_zero_division() { zero_division_flag().store(1, std::memory_order_relaxed); }
+
+template <class T> constexpr bool is_int = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+
+using std::abs;
+using std::acos; using std::asin; using std::atan; using std::atan2;
+using std::ceil; using std::cos; using std::cosh; using std::exp; using std::exp2; using std::expm1;
+using std::floor; using std::log; using std::log10; using std::log1p; using std::log2;
+using std::sin; using std::sinh; using std::sqrt; using std::tan; using std::tanh; using std::trunc;
+using std::erf; using std::erfc; using std::lgamma; using std::asinh; using std::acosh; using std::atanh;
+using std::hypot; using std::copysign;
+
+inline bool abs(bool x) { return x; }
+inline uint8_t abs(uint8_t x) { return x; }
+inline int8_t abs(int8_t x) { return x < 0 ? (int8_t)-x : x; }
+inline int16_t abs(int16_t x) { return x < 0 ? (int16_t)-x : x; }
+
+template <class T> inline T sign(T x) {
+  if constexpr (std::is_same<T, bool>::value) return x;
+  else if constexpr (std::is_unsigned<T>::value) return T(x > 0);
+  else return T((T(0) < x) - (x < T(0)));
+}
+template <class T> inline T rsqrt(T x) { return T(1) / std::sqrt(x); }
+template <class T> inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <class T> inline T relu(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::isnan(x) ? x : (x > T(0) ? x : T(0));
+  else return x > T(0) ? x : T(0);
+}
+template <class T> inline T round(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::nearbyint(x);  // half to even
+  else return x;
+}
+template <class T> inline T frac(T x) { return x - std::trunc(x); }
+template <class T> inline T reciprocal(T x) { return T(1) / x; }
+template <class T> inline T silu(T x) { return x / (T(1) + std::exp(-x)); }
+template <class T> inline T gelu(T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); }
+template <class T> inline T softplus(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
+
+template <class T> inline bool isnan(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::isnan(x);
+  else return false;
+}
+template <class T> inline bool isinf(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::isinf(x);
+  else return false;
+}
+template <class T> inline bool isfinite(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::isfinite(x);
+  else return true;
+}
+template <class T> inline bool signbit(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::signbit(x);
+  else if constexpr (std::is_signed<T>::value) return x < 0;
+  else return false;
+}
+
+// NaN-propagating min/max, as torch.minimum/maximum and clamp.
+template <class T> inline T maximum(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a > b ? a : b;
+}
+template <class T> inline T minimum(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? a : b;
+}
+template <class T> inline T clamp(T x, T lo, T hi) { return minimum(maximum(x, lo), hi); }
+template <class T> inline T clamp_min(T x, T lo) { return maximum(x, lo); }
+template <class T> inline T clamp_max(T x, T hi) { return minimum(x, hi); }
+
+// Python-style floor division and modulo; C-style fmod and truncating division.
+template <class T> inline T floor_divide(T a, T b) {
+  if constexpr (is_int<T>) {
+    if (b == 0) { flag_zero_division(); return 0; }
+    if constexpr (std::is_signed<T>::value) {
+      if (b == -1) return T(0) - a;  // avoids the INT_MIN / -1 trap
+      T q = a / b;
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return q;
+    } else return a / b;
+  } else if constexpr (std::is_same<T, bool>::value) {
+    if (!b) { flag_zero_division(); return 0; }
+    return a;
+  } else {
+    if (b == 0) return a / b;
+    T m = std::fmod(a, b);
+    T d = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= T(1);
+    T fd;
+    if (d != 0) {
+      fd = std::floor(d);
+      if (d - fd > T(0.5)) fd += T(1);
+    } else {
+      fd = std::copysign(T(0), a / b);
+    }
+    return fd;
+  }
+}
+template <class T> inline T trunc_divide(T a, T b) {
+  if constexpr (is_int<T>) {
+    if (b == 0) { flag_zero_division(); return 0; }
+    if constexpr (std::is_signed<T>::value) if (b == -1) return T(0) - a;
+    return a / b;
+  } else return std::trunc(a / b);
+}
+template <class T> inline T true_divide(T a, T b) { return a / b; }
+template <class T> inline T remainder(T a, T b) {
+  if constexpr (is_int<T>) {
+    if (b == 0) { flag_zero_division(); return 0; }
+    if constexpr (std::is_signed<T>::value) {
+      if (b == -1) return 0;
+      T r = a % b;
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else return a % b;
+  } else if constexpr (std::is_same<T, bool>::value) {
+    return false;
+  } else {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+template <class T> inline T fmod(T a, T b) {
+  if constexpr (is_int<T>) {
+    if (b == 0) { flag_zero_division(); return 0; }
+    if constexpr (std::is_signed<T>::value) if (b == -1) return 0;
+    return a % b;
+  } else if constexpr (std::is_same<T, bool>::value) {
+    return false;
+  } else return std::fmod(a, b);
+}
+
+template <class T> inline T pow(T base, T e) {
+  if constexpr (is_int<T>) {
+    if constexpr (std::is_signed<T>::value) {
+      if (e < 0) {
+        if (base == 1) return 1;
+        if (base == -1) return (e & 1) ? -1 : 1;
+        return 0;
+      }
+    }
+    T result = 1;
+    while (e) {
+      if (e & 1) result = (T)(result * base);
+      e /= 2;
+      base = (T)(base * base);
+    }
+    return result;
+  } else if constexpr (std::is_same<T, bool>::value) {
+    return base || !e;
+  } else return std::pow(base, e);
+}
+
+template <class T> inline T lerp(T self, T end, T w) {
+  return std::abs(w) < T(0.5) ? self + w * (end - self) : end - (end - self) * (T(1) - w);
+}
+template <class T> inline T nan_to_num(T x, T nan, T posinf, T neginf) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(x)) return nan;
+    if (std::isinf(x)) return x > 0 ? posinf : neginf;
+  }
+  return x;
+}
+template <class T> inline bool cast_bool(T x) { return x != T(0); }
+template <class T> inline bool logical_not(T x) { return !cast_bool(x); }
+template <class C, class T> inline T where(C c, T a, T b) { return c ? a : b; }
+
+}  // namespace tl_math
+
+namespace tl_math {
+template <class T> inline T bitwise_not(T x) {
+  if constexpr (std::is_same<T, bool>::value) return !x;
+  else return ~x;
+}
+// Shifts by a negative amount or by the type's width give 0 (or -1 for negative
+// right shifts), matching PyTorch rather than C++'s undefined behaviour.
+template <class T> inline T shift_left(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if (b < 0 || b >= (T)(sizeof(T) * 8)) return 0;
+  return (T)((U)a << b);
+}
+template <class T> inline T shift_right(T a, T b) {
+  if (b < 0 || b >= (T)(sizeof(T) * 8)) return (std::is_signed<T>::value && a < 0) ? T(-1) : T(0);
+  return (T)(a >> b);
+}
+inline bool logical_xor(bool a, bool b) { return a != b; }
+}  // namespace tl_math

@@ -1,0 +1,66 @@
+#include "../Copy.h"
+
+#include <cstring>
+#include "Loops.h"
+#include "../Math.h"
+
+namespace at::native {
+
+void check_zero_division(const char* op) {
+  if (tl_math::zero_division_flag().exchange(0)) TL_ERROR("ZeroDivisionError (in ", op, ")");
+}
+
+template <class out_t, class in_t>
+static void cast_loop(TensorIterator& iter) {
+  using C = c10::opmath_t<in_t>;
+  cpu_kernel<out_t, in_t>(iter, [](C x) { return x; });
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.is_same(src)) return;
+  TensorIterator iter = TensorIteratorConfig("copy_")
+                            .add_output(dst)
+                            .add_input(src)
+                            .promote_inputs_to_common_dtype(false)
+                            .resize_outputs(false)
+                            .allow_any_output_cast(true)
+                            .common_dtype(src.scalar_type())
+                            .output_dtype(dst.scalar_type())
+                            .build();
+  if (iter.is_meta() || iter.numel() == 0) return;
+  TL_CHECK(dst.is_cpu() && iter.operand(1).is_cpu(), "copy_: this path copies between CPU tensors only");
+  ScalarType dt = dst.scalar_type(), st = src.scalar_type();
+  if (dt == st && iter.is_contiguous()) {
+    // Same dtype, one run: memcpy in parallel chunks.
+    char* d = iter.data_ptr(0);
+    const char* s = iter.data_ptr(1);
+    size_t isz = dst.itemsize();
+    parallel_for(0, iter.numel(), kGrainSize * 4, [&](int64_t b, int64_t e) {
+      std::memcpy(d + b * isz, s + b * isz, (e - b) * isz);
+    });
+    return;
+  }
+  TL_DISPATCH_ALL_TYPES(dt, "copy_", [&] {
+    using out_t = scalar_t;
+    TL_DISPATCH_ALL_TYPES(st, "copy_", [&] { cast_loop<out_t, scalar_t>(iter); });
+  });
+}
+
+Tensor cast_to(const Tensor& t, ScalarType dtype, Device device) {
+  if (t.scalar_type() == dtype && t.device() == device) return t;
+  Tensor out = make_empty(t.sizes(), TensorOptions(dtype, device));
+  if (device.is_meta()) return out;
+  TL_CHECK(t.is_cpu() || t.is_meta(), "cast_to: unsupported device ", t.device());
+  if (t.is_meta()) return out;
+  copy_into(out, t);
+  return out;
+}
+
+Tensor contiguous(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor out = make_empty(t.sizes(), t.options());
+  if (!t.is_meta()) copy_into(out, t);
+  return out;
+}
+
+}  // namespace at::native

@@ -1,0 +1,58 @@
+// copy_, fill_ and empty: the kernels every other op leans on.
+#include "../Copy.h"
+#include "Loops.h"
+#include "ops/copy.h"
+#include "ops/empty.h"
+#include "ops/fill.h"
+
+namespace at::native {
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  (void)non_blocking;
+  copy_into(self, src);
+  self.bump_version();
+  return self;
+}
+
+Tensor copy_meta_(const Tensor& self, const Tensor& src, bool) {
+  // Shape check only: src must broadcast to self.
+  DimVector s = infer_size(self.sizes(), src.sizes());
+  TL_CHECK(s.ref().equals(self.sizes()), "copy_: source of shape ", src.sizes(),
+           " cannot be broadcast to destination of shape ", self.sizes());
+  self.bump_version();
+  return self;
+}
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  TensorIterator iter = TensorIteratorConfig("fill_").add_output(self).promote_inputs_to_common_dtype(false)
+                            .resize_outputs(false).build();
+  TL_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
+    scalar_t v = value.to<scalar_t>();
+    iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+      char* p = data[0];
+      if (s[0] == (int64_t)sizeof(scalar_t)) {
+        scalar_t* out = reinterpret_cast<scalar_t*>(p);
+        for (int64_t i = 0; i < n; ++i) out[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<scalar_t*>(p + i * s[0]) = v;
+      }
+    });
+  });
+  self.bump_version();
+  return self;
+}
+
+Tensor fill_meta_(const Tensor& self, const Scalar&) {
+  self.bump_version();
+  return self;
+}
+
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+             std::optional<Device> device, std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
+  (void)layout;
+  (void)pin_memory;
+  (void)memory_format;
+  return make_empty(size, TensorOptions(dtype.value_or(c10::defaultFloatType()), device.value_or(Device(DeviceType::CPU))));
+}
+
+}  // namespace at::native

@@ -1,0 +1,158 @@
+#include "Allocator.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace c10 {
+
+void Allocator::copy_data(void* dst, const void* src, size_t n) const { std::memcpy(dst, src, n); }
+
+static Allocator* g_allocators[kNumDeviceTypes] = {nullptr, nullptr, nullptr, nullptr};
+
+void setAllocator(DeviceType t, Allocator* a) { g_allocators[(int)t] = a; }
+
+Allocator* getAllocator(DeviceType t) {
+  Allocator* a = g_allocators[(int)t];
+  TL_CHECK(a != nullptr, "no allocator registered for device type '", deviceTypeName(t),
+           "' (is the backend extension loaded?)");
+  return a;
+}
+
+namespace {
+
+// Size-bucketed free lists. A freed block is kept under its rounded size and
+// handed out again for the next request of that size, so a loop that makes a
+// large temporary every iteration touches already-mapped pages instead of
+// paying page faults for fresh mmap'd memory each time. The cache is bounded:
+// blocks that would push it over the limit go back to the system.
+class CPUCachingAllocator final : public Allocator {
+ public:
+  static constexpr size_t kAlignment = 64;
+
+  DataPtr allocate(size_t nbytes) override {
+    size_t size = round_size(nbytes);
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = free_.find(size);
+      if (it != free_.end() && !it->second.empty()) {
+        p = it->second.back();
+        it->second.pop_back();
+        cached_ -= size;
+        ++hits_;
+      } else {
+        ++misses_;
+      }
+      allocated_ += size;
+    }
+    if (!p) {
+      p = std::aligned_alloc(kAlignment, size);
+      if (!p) {
+        cpuEmptyCacheLocked();
+        p = std::aligned_alloc(kAlignment, size);
+      }
+      TL_CHECK(p != nullptr, "CPU out of memory: tried to allocate ", nbytes, " bytes");
+    }
+    DataPtr d;
+    d.ptr = p;
+    d.ctx = reinterpret_cast<void*>(size);
+    d.deleter = &CPUCachingAllocator::free_block;
+    d.device = Device(DeviceType::CPU);
+    return d;
+  }
+
+  static void free_block(void* ctx, void* ptr) {
+    auto& self = instance();
+    size_t size = reinterpret_cast<size_t>(ctx);
+    {
+      std::lock_guard<std::mutex> g(self.mu_);
+      self.allocated_ -= size;
+      if (self.cached_ + size <= self.limit_) {
+        self.free_[size].push_back(ptr);
+        self.cached_ += size;
+        return;
+      }
+    }
+    std::free(ptr);
+  }
+
+  void cpuEmptyCacheLocked() {
+    std::vector<void*> to_free;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      for (auto& kv : free_)
+        for (void* p : kv.second) to_free.push_back(p);
+      free_.clear();
+      cached_ = 0;
+    }
+    for (void* p : to_free) std::free(p);
+  }
+
+  CPUCacheStats stats() {
+    std::lock_guard<std::mutex> g(mu_);
+    return {cached_, allocated_, limit_, hits_, misses_};
+  }
+  void set_limit(size_t b) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      limit_ = b;
+    }
+    cpuEmptyCacheLocked();
+  }
+
+  static CPUCachingAllocator& instance() {
+    static CPUCachingAllocator* a = new CPUCachingAllocator();  // leaked: outlives static tensors
+    return *a;
+  }
+
+ private:
+  // Small sizes round to 64 bytes; larger to 1/8 of their power of two, so
+  // repeated requests for one size always hit while waste stays under 12.5%.
+  static size_t round_size(size_t n) {
+    if (n == 0) n = 1;
+    if (n <= 4096) return (n + 63) & ~size_t(63);
+    size_t p = size_t(1) << (63 - __builtin_clzll(n - 1));
+    size_t step = p / 8 < 4096 ? 4096 : p / 8;
+    return (n + step - 1) / step * step;
+  }
+
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0, allocated_ = 0;
+  size_t limit_ = size_t(2) << 30;  // 2 GiB of cached free blocks at most
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+// Meta tensors have shapes and dtypes but no data.
+class MetaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t) override {
+    DataPtr d;
+    d.device = Device(DeviceType::Meta);
+    return d;
+  }
+  void copy_data(void*, const void*, size_t) const override {}
+};
+
+struct RegisterBuiltinAllocators {
+  RegisterBuiltinAllocators() {
+    setAllocator(DeviceType::CPU, &CPUCachingAllocator::instance());
+    static MetaAllocator meta;
+    setAllocator(DeviceType::Meta, &meta);
+  }
+};
+
+}  // namespace
+
+// Explicit entry point (called from module init) so nothing relies on a
+// static initialiser surviving the link.
+void registerBuiltinAllocators() { static RegisterBuiltinAllocators r; }
+
+CPUCacheStats cpuCacheStats() { return CPUCachingAllocator::instance().stats(); }
+void cpuEmptyCache() { CPUCachingAllocator::instance().cpuEmptyCacheLocked(); }
+void cpuSetCacheLimit(size_t bytes) { CPUCachingAllocator::instance().set_limit(bytes); }
+
+}  // namespace c10

@@ -1,0 +1,67 @@
+// Counter-based random generator (Philox4x32-10). A random op reserves a block
+// of counters up front; element i's value depends only on (seed, offset + i),
+// never on how the work was split across threads.
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include "Device.h"
+#include "intrusive_ptr.h"
+
+namespace c10 {
+
+struct Philox4x32 {
+  // Returns 4 uint32 for (key, counter).
+  static inline void block(uint64_t key, uint64_t ctr_hi, uint64_t ctr_lo, uint32_t out[4]) {
+    uint32_t c0 = (uint32_t)ctr_lo, c1 = (uint32_t)(ctr_lo >> 32), c2 = (uint32_t)ctr_hi, c3 = (uint32_t)(ctr_hi >> 32);
+    uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+    for (int r = 0; r < 10; ++r) {
+      uint64_t p0 = (uint64_t)0xD2511F53u * c0;
+      uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
+      uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+      uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+      c1 = (uint32_t)p1;
+      c3 = (uint32_t)p0;
+      c0 = n0;
+      c2 = n2;
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+  }
+};
+
+class GeneratorImpl : public intrusive_ptr_target {
+ public:
+  explicit GeneratorImpl(Device d, uint64_t seed = 67280421310721ull) : device_(d), seed_(seed) {}
+  void set_seed(uint64_t s) {
+    std::lock_guard<std::mutex> g(mu_);
+    seed_ = s;
+    offset_ = 0;
+  }
+  uint64_t seed() const { return seed_; }
+  uint64_t offset() const { return offset_; }
+  void set_offset(uint64_t o) {
+    std::lock_guard<std::mutex> g(mu_);
+    offset_ = o;
+  }
+  // Reserve n counter values; returns the first. Each counter yields 4 uint32.
+  uint64_t reserve(uint64_t n) {
+    std::lock_guard<std::mutex> g(mu_);
+    uint64_t o = offset_;
+    offset_ += n;
+    return o;
+  }
+  Device device() const { return device_; }
+
+ private:
+  Device device_;
+  uint64_t seed_;
+  uint64_t offset_ = 0;
+  std::mutex mu_;
+};
+
+using Generator = intrusive_ptr<GeneratorImpl>;
+
+Generator& defaultGenerator(DeviceType t = DeviceType::CPU);
+
+}  // namespace c10

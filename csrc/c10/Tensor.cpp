@@ -1,0 +1,85 @@
+#include "Tensor.h"
+
+namespace c10 {
+
+static int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    TL_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+    n *= s;
+  }
+  return n;
+}
+
+Tensor make_empty(IntArrayRef sizes, TensorOptions opts) {
+  int64_t n = checked_numel(sizes);
+  Allocator* a = getAllocator(opts.device.type);
+  auto storage = Storage::make((size_t)n * elementSize(opts.dtype), a, true);
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
+  impl->set_sizes_contiguous(sizes);
+  return Tensor(std::move(impl));
+}
+
+Tensor make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
+  TL_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape (",
+           sizes.size(), " vs ", strides.size(), ")");
+  checked_numel(sizes);
+  int64_t span = 1;  // 1 + max offset reachable
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    TL_CHECK(strides[i] >= 0, "empty_strided: negative strides are not supported");
+    if (sizes[i] == 0) empty = true;
+    span += (sizes[i] - 1) * strides[i];
+  }
+  if (empty) span = 0;
+  Allocator* a = getAllocator(opts.device.type);
+  auto storage = Storage::make((size_t)span * elementSize(opts.dtype), a, true);
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
+  impl->set_sizes_and_strides(sizes, strides, 0);
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  TensorImpl* b = base.unsafeGetTensorImpl();
+  auto impl = intrusive_ptr<TensorImpl>::make(b->storage(), b->dtype(), b->device());
+  impl->set_sizes_and_strides(sizes, strides, offset);
+  impl->set_version_counter(b->version_counter());
+  return Tensor(std::move(impl));
+}
+
+template <class T>
+static void store(void* p, const Scalar& s) {
+  *static_cast<T*>(p) = s.to<T>();
+}
+
+Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device) {
+  Tensor t = make_empty({}, TensorOptions(dtype, device));
+  if (device.is_cpu()) {
+    void* p = t.data_ptr();
+    TL_DISPATCH_ALL_TYPES(dtype, "scalar_to_tensor", [&] { store<scalar_t>(p, s); });
+  } else {
+    TL_CHECK(device.is_meta(), "scalar_to_tensor: only cpu and meta devices are supported here");
+  }
+  return t;
+}
+
+Tensor wrapped_scalar_tensor(const Scalar& s) {
+  Tensor t = scalar_to_tensor(s, s.type());
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+Scalar item(const Tensor& t) {
+  TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  TL_CHECK(!t.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  TL_CHECK(t.is_cpu(), "item: expected a CPU tensor (copy it with .cpu() first)");
+  const void* p = t.data_ptr();
+  return TL_DISPATCH_ALL_TYPES(t.scalar_type(), "item", [&]() -> Scalar {
+    scalar_t v = *static_cast<const scalar_t*>(p);
+    if constexpr (std::is_same<scalar_t, bool>::value) return Scalar(v);
+    else if constexpr (std::is_integral<scalar_t>::value) return Scalar((int64_t)v);
+    else return Scalar((double)v);
+  });
+}
+
+}  // namespace c10

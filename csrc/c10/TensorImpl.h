@@ -1,0 +1,94 @@
+// A tensor's metadata: a view onto a Storage given by sizes, strides and an
+// offset (in elements). Views share the storage and the version counter.
+#pragma once
+#include <atomic>
+#include <memory>
+#include "DispatchKey.h"
+#include "ScalarType.h"
+#include "SmallVector.h"
+#include "Storage.h"
+
+struct _object;
+typedef _object PyObject;
+
+namespace c10 {
+
+struct VersionCounter : intrusive_ptr_target {
+  std::atomic<uint32_t> version{0};
+};
+
+// Filled in by the autograd layer; the core only needs to own and destroy it.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+};
+
+class TensorImpl : public intrusive_ptr_target {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, Device device);
+  ~TensorImpl() override;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  int64_t dim() const { return (int64_t)sizes_.size(); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  DispatchKeySet key_set() const { return key_set_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  // Non-overlapping and dense in some dim order (e.g. a transposed matrix).
+  bool is_non_overlapping_and_dense() const;
+  const Storage& storage() const { return storage_; }
+  void* data() const {
+    return static_cast<char*>(storage_->data.ptr) + storage_offset_ * (int64_t)elementSize(dtype_);
+  }
+  size_t itemsize() const { return elementSize(dtype_); }
+
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  void set_sizes_contiguous(IntArrayRef sizes);
+  void set_storage(Storage s) { storage_ = std::move(s); }
+  // Grows storage if needed and makes the tensor contiguous with these sizes.
+  void resize(IntArrayRef sizes);
+
+  uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
+  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
+  void set_version_counter(intrusive_ptr<VersionCounter> v) { version_ = std::move(v); }
+
+  // A Python number turned into a 0-dim tensor: promotes by category only.
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+
+  // Borrowed pointer to the Python object wrapping this tensor, so one tensor
+  // keeps one Python identity. Cleared when that object dies.
+  PyObject* pyobj() const { return pyobj_; }
+  void set_pyobj(PyObject* o) { pyobj_ = o; }
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  DimVector sizes_, strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  Device device_;
+  DispatchKeySet key_set_;
+  bool is_contiguous_ = true;
+  bool is_wrapped_number_ = false;
+  intrusive_ptr<VersionCounter> version_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  PyObject* pyobj_ = nullptr;
+};
+
+// Row-major strides for sizes.
+DimVector contiguousStrides(IntArrayRef sizes);
+// Python-style wrap of a possibly-negative dim; names the op in the IndexError.
+int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar = true);
+
+}  // namespace c10

@@ -1,0 +1,333 @@
+// Tensors from Python data: torchlike.tensor(nested lists / scalars / NumPy
+// arrays / tensors), from_numpy (shares memory), and back: tolist(),
+// __array_interface__ (so numpy.asarray(t) and t.numpy() share memory).
+#include <Python.h>
+
+#include <cstring>
+#include "Objects.h"
+#include "PythonArgParser.h"
+#include "aten/native/Copy.h"
+
+namespace tl::python {
+
+// ------------------------------------------------------------------ buffer protocol (NumPy)
+
+static bool format_to_dtype(const char* fmt, Py_ssize_t itemsize, c10::ScalarType* out) {
+  while (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '|') ++fmt;
+  if (*fmt == '>' || *fmt == '!') return false;  // big-endian
+  switch (*fmt) {
+    case '?': *out = c10::ScalarType::Bool; return true;
+    case 'B': *out = c10::ScalarType::Byte; return true;
+    case 'b': *out = c10::ScalarType::Char; return true;
+    case 'h': *out = c10::ScalarType::Short; return true;
+    case 'i': *out = c10::ScalarType::Int; return true;
+    case 'l': case 'q': *out = itemsize == 8 ? c10::ScalarType::Long : c10::ScalarType::Int; return true;
+    case 'e': *out = c10::ScalarType::Half; return true;
+    case 'f': *out = c10::ScalarType::Float; return true;
+    case 'd': *out = c10::ScalarType::Double; return true;
+  }
+  return false;
+}
+
+static bool is_numpy_array(PyObject* o) {
+  return !is_tensor(o) && PyObject_CheckBuffer(o) && PyObject_HasAttrString(o, "__array_interface__");
+}
+
+struct BufferOwner {
+  Py_buffer view;
+};
+
+static void release_buffer(void* ctx, void*) {
+  auto* owner = static_cast<BufferOwner*>(ctx);
+  PyGILState_STATE st = PyGILState_Ensure();  // storages may die on any thread
+  PyBuffer_Release(&owner->view);
+  PyGILState_Release(st);
+  delete owner;
+}
+
+// Wraps an object exporting a strided buffer without copying.
+static c10::Tensor tensor_from_buffer(PyObject* obj) {
+  auto* owner = new BufferOwner();
+  if (PyObject_GetBuffer(obj, &owner->view, PyBUF_RECORDS_RO) < 0) {
+    delete owner;
+    PyErr_Clear();
+    if (PyObject_GetBuffer(obj, &owner->view, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0) throw python_error_set();
+  }
+  Py_buffer& v = owner->view;
+  c10::ScalarType st;
+  if (!format_to_dtype(v.format ? v.format : "B", v.itemsize, &st)) {
+    std::string f = v.format ? v.format : "?";
+    PyBuffer_Release(&v);
+    delete owner;
+    TL_CHECK_TYPE(false, "can't convert np.ndarray of type with format '", f,
+                  "'. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
+  }
+  c10::DimVector sizes(v.ndim), strides(v.ndim);
+  int64_t span = 1;
+  bool empty = false;
+  for (int i = 0; i < v.ndim; ++i) {
+    sizes[i] = v.shape[i];
+    Py_ssize_t s = v.strides ? v.strides[i] : 0;
+    if (s < 0 || s % v.itemsize != 0) {
+      PyBuffer_Release(&v);
+      delete owner;
+      TL_CHECK_VALUE(false, "At least one stride in the given numpy array is negative or not a multiple of the "
+                            "element size, and tensors with such strides are not currently supported. (You can "
+                            "probably work around this by making a copy of your array with array.copy().)");
+    }
+    strides[i] = s / v.itemsize;
+    if (sizes[i] == 0) empty = true;
+    span += (sizes[i] - 1) * strides[i];
+  }
+  if (!v.strides) strides = c10::contiguousStrides(sizes);
+  c10::DataPtr d;
+  d.ptr = v.buf;
+  d.ctx = owner;
+  d.deleter = release_buffer;
+  d.device = c10::Device(c10::DeviceType::CPU);
+  auto storage = c10::Storage::make(d, (size_t)(empty ? 0 : span) * c10::elementSize(st));
+  auto impl = c10::intrusive_ptr<c10::TensorImpl>::make(std::move(storage), st, c10::Device(c10::DeviceType::CPU));
+  impl->set_sizes_and_strides(sizes, strides, 0);
+  return c10::Tensor(std::move(impl));
+}
+
+// ------------------------------------------------------------------ nested sequences
+
+static bool is_sequence(PyObject* o) {
+  return (PyList_Check(o) || PyTuple_Check(o)) || (!PyUnicode_Check(o) && !PyBytes_Check(o) && !is_tensor(o) &&
+                                                   !is_number(o) && PySequence_Check(o));
+}
+
+static void infer_shape(PyObject* o, c10::DimVector& shape) {
+  while (true) {
+    if (is_tensor(o)) {
+      for (int64_t s : unpack(o).sizes()) shape.push_back(s);
+      return;
+    }
+    if (is_numpy_array(o)) {
+      c10::Tensor t = tensor_from_buffer(o);
+      for (int64_t s : t.sizes()) shape.push_back(s);
+      return;
+    }
+    if (!is_sequence(o)) return;
+    Py_ssize_t n = PySequence_Size(o);
+    if (n < 0) throw python_error_set();
+    shape.push_back(n);
+    if (n == 0) return;
+    PyObject* first = PySequence_GetItem(o, 0);
+    if (!first) throw python_error_set();
+    Py_DECREF(first);  // the sequence keeps it alive
+    o = first;
+  }
+}
+
+// Category of the data: 0 bool, 1 int, 2 float; also tracks dtypes of embedded tensors/arrays.
+static void infer_dtype(PyObject* o, int* cat, c10::ScalarType* tensor_dtype) {
+  if (is_tensor(o) || is_numpy_array(o)) {
+    c10::ScalarType st = is_tensor(o) ? unpack(o).scalar_type() : tensor_from_buffer(o).scalar_type();
+    *tensor_dtype = *tensor_dtype == c10::ScalarType::Undefined ? st : c10::promoteTypes(*tensor_dtype, st);
+    return;
+  }
+  if (is_sequence(o)) {
+    PyObject* fast = PySequence_Fast(o, "expected a sequence");
+    if (!fast) throw python_error_set();
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < n; ++i) infer_dtype(PySequence_Fast_GET_ITEM(fast, i), cat, tensor_dtype);
+    Py_DECREF(fast);
+    return;
+  }
+  if (PyBool_Check(o)) *cat = std::max(*cat, 0);
+  else if (PyFloat_Check(o)) *cat = 2;
+  else if (PyLong_Check(o)) *cat = std::max(*cat, 1);
+  else if (is_number(o)) {
+    c10::Scalar s = to_scalar(o);
+    *cat = std::max(*cat, s.isFloatingPoint() ? 2 : (s.isBoolean() ? 0 : 1));
+  } else {
+    TL_CHECK_TYPE(false, "Could not infer dtype of ", type_name(o));
+  }
+}
+
+template <class T>
+static void store_scalar(char* p, const c10::Scalar& s) { *reinterpret_cast<T*>(p) = s.to<T>(); }
+
+static void fill(PyObject* o, const c10::Tensor& out, int64_t dim, char* p) {
+  c10::ScalarType st = out.scalar_type();
+  if (dim == out.dim()) {
+    if (is_tensor(o) || is_numpy_array(o)) {
+      c10::Tensor src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
+      TL_CHECK(src.numel() == 1 && src.dim() == 0, "tensor(): expected a scalar at this depth");
+      c10::Tensor dst = c10::make_view(out, {}, {}, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
+      at::native::copy_into(dst, src);
+      return;
+    }
+    TL_CHECK_TYPE(!is_sequence(o), "tensor(): too many dimensions in the data ('", type_name(o), "')");
+    c10::Scalar s = to_scalar(o);
+    TL_DISPATCH_ALL_TYPES(st, "tensor", [&] { store_scalar<scalar_t>(p, s); });
+    return;
+  }
+  if (is_tensor(o) || is_numpy_array(o)) {
+    c10::Tensor src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
+    c10::DimVector sub(out.sizes().slice(dim));
+    TL_CHECK(src.sizes().equals(sub), "tensor(): expected a tensor of shape ", sub.ref(), " but got ", src.sizes());
+    c10::DimVector st_(out.strides().slice(dim));
+    c10::Tensor dst = c10::make_view(out, sub, st_, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
+    at::native::copy_into(dst, src);
+    return;
+  }
+  TL_CHECK_TYPE(is_sequence(o), "tensor(): expected a sequence at dim ", dim, " but got ", type_name(o));
+  PyObject* fast = PySequence_Fast(o, "expected a sequence");
+  if (!fast) throw python_error_set();
+  struct G { PyObject* f; ~G() { Py_DECREF(f); } } g{fast};
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  TL_CHECK_VALUE(n == out.sizes()[dim], "expected sequence of length ", out.sizes()[dim], " at dim ", dim, " (got ", n, ")");
+  int64_t step = out.strides()[dim] * (int64_t)out.itemsize();
+  for (Py_ssize_t i = 0; i < n; ++i) fill(PySequence_Fast_GET_ITEM(fast, i), out, dim + 1, p + i * step);
+}
+
+c10::Tensor tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtype) {
+  if (is_tensor(data)) {
+    const c10::Tensor& src = unpack(data);
+    c10::Tensor out = c10::make_empty(src.sizes(), src.options().with_dtype(dtype.value_or(src.scalar_type())));
+    at::native::copy_into(out, src);
+    return out;
+  }
+  if (is_numpy_array(data)) {
+    c10::Tensor src = tensor_from_buffer(data);
+    c10::Tensor out = c10::make_empty(src.sizes(), c10::TensorOptions(dtype.value_or(src.scalar_type())));
+    at::native::copy_into(out, src);
+    return out;
+  }
+  c10::DimVector shape;
+  infer_shape(data, shape);
+  c10::ScalarType st;
+  if (dtype) {
+    st = *dtype;
+  } else {
+    int cat = 0;
+    c10::ScalarType tdt = c10::ScalarType::Undefined;
+    infer_dtype(data, &cat, &tdt);
+    bool any_scalar_data = true;
+    if (tdt != c10::ScalarType::Undefined) {
+      st = tdt;
+    } else {
+      st = cat == 2 ? c10::defaultFloatType() : (cat == 1 ? c10::ScalarType::Long : c10::ScalarType::Bool);
+      (void)any_scalar_data;
+      // An empty list is float32 in PyTorch.
+      bool empty = false;
+      for (int64_t s : shape) empty = empty || s == 0;
+      if (empty) st = c10::defaultFloatType();
+    }
+  }
+  c10::Tensor out = c10::make_empty(shape, c10::TensorOptions(st));
+  if (out.numel() > 0 || out.dim() == 0) fill(data, out, 0, static_cast<char*>(out.data_ptr()));
+  return out;
+}
+
+static PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  TL_PY_BEGIN
+  static const char* kw[] = {"data", "dtype", "device", "requires_grad", "pin_memory", nullptr};
+  PyObject *data, *dtype = Py_None, *device = Py_None, *rg = Py_False, *pin = Py_False;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO", const_cast<char**>(kw), &data, &dtype, &device, &rg, &pin))
+    return nullptr;
+  TL_CHECK_TYPE(dtype == Py_None || is_dtype(dtype), "tensor(): argument 'dtype' must be torchlike.dtype, not ", type_name(dtype));
+  std::optional<c10::ScalarType> st;
+  if (dtype != Py_None) st = unpack_dtype(dtype);
+  c10::Tensor t = tensor_from_data(data, st);
+  if (device != Py_None) {
+    c10::Device d = parse_device(device);
+    if (d.type != c10::DeviceType::CPU) t = at::native::cast_to(t, t.scalar_type(), d);
+  }
+  return wrap_tensor(t);
+  TL_PY_END
+}
+
+static PyObject* py_from_numpy(PyObject*, PyObject* arr) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(is_numpy_array(arr), "expected np.ndarray (got ", type_name(arr), ")");
+  return wrap_tensor(tensor_from_buffer(arr));
+  TL_PY_END
+}
+
+// ------------------------------------------------------------------ back to Python
+
+template <class T>
+static PyObject* scalar_obj(const char* p) {
+  T v = *reinterpret_cast<const T*>(p);
+  if constexpr (std::is_same<T, bool>::value) return PyBool_FromLong(v);
+  else if constexpr (std::is_integral<T>::value) return PyLong_FromLongLong((long long)v);
+  else return PyFloat_FromDouble((double)v);
+}
+
+static PyObject* tolist_rec(const c10::Tensor& t, int64_t dim, const char* p) {
+  if (dim == t.dim()) return TL_DISPATCH_ALL_TYPES(t.scalar_type(), "tolist", [&] { return scalar_obj<scalar_t>(p); });
+  int64_t n = t.sizes()[dim];
+  int64_t step = t.strides()[dim] * (int64_t)t.itemsize();
+  PyObject* lst = PyList_New(n);
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* e = tolist_rec(t, dim + 1, p + i * step);
+    if (!e) {
+      Py_DECREF(lst);
+      return nullptr;
+    }
+    PyList_SET_ITEM(lst, i, e);
+  }
+  return lst;
+}
+
+static PyObject* m_tolist(PyObject* self, PyObject*) {
+  TL_PY_BEGIN
+  const c10::Tensor& t = unpack(self);
+  TL_CHECK(t.is_cpu(), "tolist() needs a CPU tensor; got one on ", t.device());
+  return tolist_rec(t, 0, static_cast<const char*>(t.data_ptr()));
+  TL_PY_END
+}
+
+static const char* typestr(c10::ScalarType st) {
+  switch (st) {
+    case c10::ScalarType::Bool: return "|b1";
+    case c10::ScalarType::Byte: return "|u1";
+    case c10::ScalarType::Char: return "|i1";
+    case c10::ScalarType::Short: return "<i2";
+    case c10::ScalarType::Int: return "<i4";
+    case c10::ScalarType::Long: return "<i8";
+    case c10::ScalarType::Half: return "<f2";
+    case c10::ScalarType::Float: return "<f4";
+    case c10::ScalarType::Double: return "<f8";
+    default: return nullptr;
+  }
+}
+
+static PyObject* get_array_interface(PyObject* self, void*) {
+  TL_PY_BEGIN
+  const c10::Tensor& t = unpack(self);
+  TL_CHECK_TYPE(t.is_cpu(), "can't convert ", t.device(), " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  const char* ts = typestr(t.scalar_type());
+  TL_CHECK_TYPE(ts, "Got unsupported ScalarType ", t.scalar_type(), " for numpy conversion");
+  PyObject* shape = PyTuple_New(t.dim());
+  PyObject* strides = PyTuple_New(t.dim());
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t.sizes()[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(t.strides()[i] * (int64_t)t.itemsize()));
+  }
+  return Py_BuildValue("{s:N,s:s,s:(N,O),s:N,s:i}", "shape", shape, "typestr", ts, "data",
+                       PyLong_FromVoidPtr(t.data_ptr()), Py_False, "strides", strides, "version", 3);
+  TL_PY_END
+}
+
+static PyGetSetDef extra_getset[] = {{"__array_interface__", get_array_interface, nullptr, nullptr, nullptr}, {nullptr}};
+
+void tl_init_tensor_new(MethodTables& t, PyObject* tensor_type) {
+  t.functions.emplace_back("", PyMethodDef{"tensor", (PyCFunction)(void (*)(void))py_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"from_numpy", py_from_numpy, METH_O, nullptr});
+  t.methods.push_back(PyMethodDef{"tolist", m_tolist, METH_NOARGS, nullptr});
+  if (tensor_type) {
+    for (PyGetSetDef* g = extra_getset; g->name; ++g) {
+      PyObject* d = PyDescr_NewGetSet((PyTypeObject*)tensor_type, g);
+      PyDict_SetItemString(((PyTypeObject*)tensor_type)->tp_dict, g->name, d);
+      Py_DECREF(d);
+    }
+    PyType_Modified((PyTypeObject*)tensor_type);
+  }
+}
+
+}  // namespace tl::python

@@ -1,0 +1,59 @@
+"""torchlike: a PyTorch-compatible deep-learning framework with a C++ core.
+
+    import torchlike as torch
+"""
+import ctypes as _ctypes
+import os as _os
+
+# OpenBLAS must be in the process before _C resolves its symbols (the rpath
+# covers installed layouts; this covers editable installs and moved trees).
+import scipy_openblas32 as _ob
+
+_ctypes.CDLL(_os.path.join(_ob.get_lib_dir(), _ob.get_library(True)), _ctypes.RTLD_GLOBAL)
+
+from torchlike import _C  # noqa: E402
+from torchlike._C import (  # noqa: E402,F401
+    Generator, bfloat16, bool, default_generator, device, dtype, float16, float32, float64, get_num_threads,
+    int8, int16, int32, int64, layout, memory_format, contiguous_format, preserve_format, set_num_threads,
+    strided, uint8,
+)
+from torchlike._tensor import Tensor, Size  # noqa: E402,F401
+
+# Every generated operator function: torchlike.add, torchlike.exp, ...
+for _name in dir(_C._VariableFunctions):
+    if not _name.startswith("__"):
+        globals()[_name] = getattr(_C._VariableFunctions, _name)
+
+# PyTorch's dtype aliases.
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+cfloat = None
+
+# ---- hand-written Python API, one module per area
+from torchlike._creation import *  # noqa: E402,F401,F403
+from torchlike._ops import *  # noqa: E402,F401,F403
+from torchlike.random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: E402,F401
+from torchlike import cpu  # noqa: E402,F401
+
+
+def set_default_dtype(d):
+    _C._set_default_dtype(d)
+
+
+def get_default_dtype():
+    return _C._get_default_dtype()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(t):
+    return t.numel()
+
+
+def is_floating_point(t):
+    return t.is_floating_point()
+
+
+__version__ = "0.1.0"

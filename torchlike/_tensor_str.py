@@ -1,0 +1,5 @@
+"""Printing tensors the way PyTorch does."""
+
+
+def _str(t):
+    return f"tensor({t.tolist()})"
