@@ -1,6 +1,7 @@
 // copy_, fill_ and empty: the kernels every other op leans on.
 #include "../Copy.h"
 #include "Loops.h"
+#include "ops/clone.h"
 #include "ops/copy.h"
 #include "ops/empty.h"
 #include "ops/fill.h"
@@ -21,6 +22,18 @@ Tensor copy_meta_(const Tensor& self, const Tensor& src, bool) {
            " cannot be broadcast to destination of shape ", self.sizes());
   self.bump_version();
   return self;
+}
+
+// A new tensor with self's values: dense like self (transposed stays
+// transposed), contiguous otherwise. Copies through the dispatcher so every
+// backend with a copy_ kernel gets clone.
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  bool keep = (!memory_format || *memory_format == MemoryFormat::Preserve) &&
+              self.unsafeGetTensorImpl()->is_non_overlapping_and_dense();
+  Tensor out = keep ? make_empty_strided(self.sizes(), self.strides(), self.options())
+                    : make_empty(self.sizes(), self.options());
+  at::copy_(out, self, false);
+  return out;
 }
 
 Tensor fill_(const Tensor& self, const Scalar& value) {
