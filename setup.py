@@ -37,8 +37,9 @@ def write_build_ninja(sources, out_so):
     ob_inc, ob_lib, ob_name = _openblas()
     cxx = os.environ.get("CXX", "g++")
     # ccache, when present, shares object files between checkouts (worktrees, CI reruns).
+    # Paths under the checkout's parent are hashed relative, so sibling checkouts hit.
     if shutil.which("ccache") and os.environ.get("TORCHLIKE_CCACHE", "1") != "0":
-        cxx = "ccache " + cxx
+        cxx = f"CCACHE_BASEDIR={shlex.quote(os.path.dirname(ROOT))} CCACHE_NOHASHDIR=1 ccache {cxx}"
     opt = os.environ.get("TORCHLIKE_OPT", "-O3")
     arch = os.environ.get("TORCHLIKE_ARCH", "-march=native")
     cflags = [opt, arch, "-g0", "-std=c++17", "-fPIC", "-fopenmp", "-fno-math-errno", "-Wall", "-Wno-unused-function",
