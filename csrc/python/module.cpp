@@ -19,6 +19,7 @@ void tl_register_all_generated_python(tl::python::MethodTables&);
 namespace tl::python {
 extern std::vector<PyMethodDef>* g_extra_tensor_methods;
 void tl_init_tensor_new(MethodTables& t, PyObject* tensor_type);
+void tl_init_dispatch_testing(MethodTables& t);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -193,6 +194,7 @@ static PyObject* init_module() {
   auto* tables = new MethodTables();  // lives for the process: Python keeps pointers into it
   tl_register_all_generated_python(*tables);
   tl_init_tensor_new(*tables, nullptr);
+  tl_init_dispatch_testing(*tables);
   g_extra_tensor_methods = &tables->methods;
 
   PyObject* m = PyModule_Create(&module_def);
