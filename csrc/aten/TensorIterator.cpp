@@ -32,36 +32,20 @@ void TensorIterator::build(TensorIteratorConfig& cfg) {
     TL_CHECK(cfg.inputs_[i].defined(), name_, ": expected a defined tensor for input ", i);
     ops_[noutputs_ + i].tensor = cfg.inputs_[i];
   }
-  // Device: the first input that is not a 0-dim CPU tensor decides;
-  // 0-dim CPU tensors (Python numbers) may join any device.
-  bool have_dev = false;
+  // Device: the first operand that is not a 0-dim CPU input decides; 0-dim CPU
+  // inputs (Python numbers, CPU scalars) may join tensors on any device.
+  auto cpu_scalar = [](const OperandInfo& op) { return !op.is_output && op.tensor.is_cpu() && op.tensor.dim() == 0; };
+  bool found = false;
   for (auto& op : ops_) {
-    if (!op.tensor.defined()) continue;
-    bool cpu_scalar = op.tensor.is_cpu() && op.tensor.dim() == 0 && !op.is_output;
-    if (cpu_scalar && have_dev) continue;
-    if (!have_dev || (device_.is_cpu() && !op.tensor.is_cpu() && !op.is_output && ops_[0].tensor.defined() == false)) {
-      if (!have_dev || !cpu_scalar) {
-        device_ = op.tensor.device();
-        have_dev = !cpu_scalar || !have_dev;
-      }
+    if (!op.tensor.defined() || cpu_scalar(op)) continue;
+    if (!found) {
+      device_ = op.tensor.device();
+      found = true;
     }
+    TL_CHECK(op.tensor.device() == device_, "Expected all tensors to be on the same device, but found at least two "
+             "devices, ", device_, " and ", op.tensor.device(), "! (when checking arguments for ", name_, ")");
   }
-  for (auto& op : ops_) {
-    if (!op.tensor.defined() || op.tensor.device() == device_) continue;
-    if (op.tensor.is_cpu() && op.tensor.dim() == 0 && !op.is_output) continue;
-    // A CPU scalar fixed the device first; a real tensor elsewhere overrides it.
-    if (device_.is_cpu() && !op.is_output) {
-      bool all_scalar = true;
-      for (auto& o2 : ops_)
-        if (o2.tensor.defined() && o2.tensor.is_cpu() && !(o2.tensor.dim() == 0 && !o2.is_output)) all_scalar = false;
-      if (all_scalar) {
-        device_ = op.tensor.device();
-        continue;
-      }
-    }
-    TL_CHECK(false, "Expected all tensors to be on the same device, but found at least two devices, ", device_,
-             " and ", op.tensor.device(), "! (when checking arguments for ", name_, ")");
-  }
+  if (!found) device_ = Device(DeviceType::CPU);
   is_meta_ = device_.is_meta();
   compute_shape(cfg);
   compute_types(cfg);
@@ -89,12 +73,22 @@ void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {
       continue;
     }
     if (out.sizes().equals(full_shape_)) continue;
-    // An output that is also an input (in-place) can never be resized.
+    // An output that is also an input (in-place) or that may not be resized
+    // (copy_) fixes the shape: inputs broadcast up to it, never beyond it.
     bool inplace = false;
     for (int k = noutputs_; k < ntensors(); ++k)
       if (ops_[k].tensor.is_same(out)) inplace = true;
-    TL_CHECK(cfg.resize_ && !inplace, "output with shape ", out.sizes(), " doesn't match the broadcast shape ",
-             full_shape_.ref(), " (in ", name_, ")");
+    if (!cfg.resize_ || inplace) {
+      bool ok = out.dim() >= (int64_t)full_shape_.size();
+      for (size_t d = 0; ok && d < full_shape_.size(); ++d) {
+        int64_t want = full_shape_[full_shape_.size() - 1 - d], have = out.sizes()[out.dim() - 1 - d];
+        ok = want == have || want == 1;
+      }
+      TL_CHECK(ok, "output with shape ", out.sizes(), " doesn't match the broadcast shape ", full_shape_.ref(),
+               " (in ", name_, ")");
+      full_shape_ = out.sizes();
+      continue;
+    }
     out.unsafeGetTensorImpl()->resize(full_shape_);
   }
   numel_ = 1;
