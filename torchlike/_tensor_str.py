@@ -130,22 +130,19 @@ class _Formatter:
                 mags = [abs(v) for v in finite]
                 lo, hi = min(mags), max(mags)
                 self.int_mode = all(v == math.ceil(v) for v in finite)
-                if self.int_mode:
+                # A forced sci_mode also decides the width the columns get.
+                if PRINT_OPTS.sci_mode is None:
+                    self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+                else:
+                    self.sci_mode = PRINT_OPTS.sci_mode
+                if self.sci_mode:
+                    self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+                elif self.int_mode:
                     # Whole numbers print as "3." (the dot marks a float); the
                     # dot's column counts in the width.
-                    if hi / lo > 1000.0 or hi > 1.0e8:
-                        self.sci_mode = True
-                        self.max_width = max(len(f"{v:.{p}e}") for v in finite)
-                    else:
-                        self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
+                    self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
                 else:
-                    if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                        self.sci_mode = True
-                        self.max_width = max(len(f"{v:.{p}e}") for v in finite)
-                    else:
-                        self.max_width = max(len(f"{v:.{p}f}") for v in finite)
-        if PRINT_OPTS.sci_mode is not None:
-            self.sci_mode = PRINT_OPTS.sci_mode
+                    self.max_width = max(len(f"{v:.{p}f}") for v in finite)
 
     def width(self):
         return self.max_width
@@ -169,7 +166,10 @@ class _Formatter:
 
 def _vector_str(data, indent, fmt):
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / (fmt.width() + 2))))
-    items = [" ..." if v is _ELLIPSIS else fmt.format(v) for v in data]
+    if len(data) == 1 and data[0] is _ELLIPSIS:  # edgeitems=0: nothing but the marker
+        items = ["..."]
+    else:
+        items = [" ..." if v is _ELLIPSIS else fmt.format(v) for v in data]
     lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 

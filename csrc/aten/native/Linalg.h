@@ -71,7 +71,7 @@ inline void check_addmm(const Tensor& self, const Tensor& mat1, const Tensor& ma
   TL_CHECK(self.dim() <= 2, "expand(", self.sizes(), ", size=[", target[0], ", ", target[1],
            "]): the number of sizes provided (2) must be greater or equal to the number of dimensions in the tensor (",
            self.dim(), ")");
-  for (int64_t i = 0; i < self.dim(); ++i) {
+  for (int64_t i = self.dim() - 1; i >= 0; --i) {  // trailing dim first, as expand reports
     int64_t d = 2 - self.dim() + i, s = self.sizes()[i];
     TL_CHECK(s == 1 || s == target[d], "The expanded size of the tensor (", target[d],
              ") must match the existing size (", s, ") at non-singleton dimension ", d, ".  Target sizes: [",
