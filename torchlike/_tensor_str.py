@@ -196,12 +196,15 @@ def _add_suffixes(text, suffixes, indent):
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        # Measured as PyTorch's text ("torch.float64"), so the output is
+        # PyTorch's with only the module name changed, line breaks included.
+        n = len(suffix.replace("torchlike.", "torch."))
+        if last_line_len + n + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + len(suffix)
+            last_line_len = indent + n
         else:
             parts.append(", " + suffix)
-            last_line_len += len(suffix) + 2
+            last_line_len += n + 2
     parts.append(")")
     return "".join(parts)
 
