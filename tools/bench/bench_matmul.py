@@ -1,0 +1,58 @@
+"""float32 matmul throughput, torchlike vs PyTorch (and NumPy), same thread count.
+
+    python tools/bench/bench_matmul.py [--threads N] [--sizes 1024 2048]
+
+Prints GFLOP/s (best of several runs, 2*n^3 flops per product) and the
+ratio torchlike / PyTorch measured in the same process.
+"""
+import argparse
+import time
+
+import numpy as np
+
+import torchlike as tl
+
+
+def best_time(fn, reps):
+    fn()  # warm-up: thread pool start, allocator caches
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--sizes", type=int, nargs="*", default=[1024, 2048])
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    nt = args.threads or tl.get_num_threads()
+    tl.set_num_threads(nt)
+    if torch is not None:
+        torch.set_num_threads(nt)
+    print(f"threads={nt}")
+    for n in args.sizes:
+        a = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
+        b = np.random.default_rng(1).standard_normal((n, n), dtype=np.float32)
+        flops = 2.0 * n ** 3
+        ta, tb = tl.tensor(a), tl.tensor(b)
+        t_tl = best_time(lambda: tl.matmul(ta, tb), args.reps)
+        line = f"n={n:5d}  torchlike {flops / t_tl / 1e9:8.1f} GFLOP/s"
+        if torch is not None:
+            pa, pb = torch.from_numpy(a), torch.from_numpy(b)
+            t_pt = best_time(lambda: torch.matmul(pa, pb), args.reps)
+            line += f"  torch {flops / t_pt / 1e9:8.1f} GFLOP/s  ratio {t_pt / t_tl:5.2f}x"
+        t_np = best_time(lambda: a @ b, args.reps)
+        line += f"  numpy {flops / t_np / 1e9:8.1f} GFLOP/s"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
