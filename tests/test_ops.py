@@ -69,7 +69,8 @@ def test_forward_matches_numpy(op, dtype):
         desc = f"{op.name}({s.desc or ''}) dtype={dtype}"
         args = tuple(to_tl(a, dtype) for a in s.args)
         got = run(op, args, s.kwargs)
-        want = op.ref(*s.args, **s.kwargs)
+        with np.errstate(all="ignore"):  # references at domain edges (log(0)) are still the answer
+            want = op.ref(*s.args, **s.kwargs)
         if isinstance(got, tl.Tensor):
             assert got.dtype == getattr(tl, expected_dtype(op, dtype)), f"{desc}: dtype {got.dtype}"
         compare(op, dtype, tuple(got) if isinstance(got, tuple) else got, want, desc)
