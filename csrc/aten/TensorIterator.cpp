@@ -89,6 +89,19 @@ void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {
       continue;
     }
     if (out.sizes().equals(full_shape_)) continue;
+    // A fixed-shape output (copy_ into a view, setitem) takes part in
+    // broadcasting: inputs may broadcast up to it, never it up to them.
+    if (!cfg.resize_) {
+      bool fits = false;
+      try {
+        fits = infer_size(out.sizes(), full_shape_).ref().equals(out.sizes());
+      } catch (const std::exception&) {
+      }
+      TL_CHECK(fits, "output with shape ", out.sizes(), " doesn't match the broadcast shape ", full_shape_.ref(),
+               " (in ", name_, ")");
+      full_shape_ = out.sizes();
+      continue;
+    }
     // An output that is also an input (in-place) can never be resized.
     bool inplace = false;
     for (int k = noutputs_; k < ntensors(); ++k)
