@@ -133,7 +133,7 @@ def test_view_of_permuted_raises_but_reshape_copies():
     # reshape of a contiguous tensor is a view
     assert base.reshape(4, 6)._storage_ptr() == base._storage_ptr()
     with pytest.raises(RuntimeError, match="view size is not compatible"):
-        base.t() if base.dim() <= 2 else base.transpose(0, 2).view(-1)
+        base.transpose(0, 2).view(-1)
 
 
 def test_view_size_errors():
@@ -328,7 +328,6 @@ def test_getitem_matches_torch(index):
     want = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5)[index]
     assert geom(got) == (tuple(want.shape), tuple(want.stride()), want.storage_offset())
     np.testing.assert_array_equal(npy(got), want.numpy())
-    assert got._storage_ptr() == ar(3, 4, 5)._storage_ptr() or True  # fresh base each call; sharing checked below
 
 
 def test_getitem_is_a_view():
