@@ -70,8 +70,98 @@ class Tensor(_C.TensorBase):
             return NotImplemented
         return torchlike.matmul(self, other)
 
+
+    # ---- views and conversions that PyTorch exposes as properties or thin
+    # wrappers over `to` (the ops themselves are generated from the YAML).
+    @property
+    def T(self):
+        if self.dim() > 2:
+            import warnings
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
+
+    @property
+    def H(self):
+        if self.dim() == 2:
+            return self.adjoint()
+        if self.dim() > 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+        return self.T
+
+    @property
+    def mT(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def mH(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                               f"Got {self.dim()}-D tensor.")
+        return self.adjoint()
+
+    def cpu(self, memory_format=_C.preserve_format):
+        return self.to("cpu", memory_format=memory_format)
+
+    def float(self, memory_format=_C.preserve_format):
+        return self.to(_C.float32, memory_format=memory_format)
+
+    def double(self, memory_format=_C.preserve_format):
+        return self.to(_C.float64, memory_format=memory_format)
+
+    def half(self, memory_format=_C.preserve_format):
+        return self.to(_C.float16, memory_format=memory_format)
+
+    def bfloat16(self, memory_format=_C.preserve_format):
+        return self.to(_C.bfloat16, memory_format=memory_format)
+
+    def long(self, memory_format=_C.preserve_format):
+        return self.to(_C.int64, memory_format=memory_format)
+
+    def int(self, memory_format=_C.preserve_format):
+        return self.to(_C.int32, memory_format=memory_format)
+
+    def short(self, memory_format=_C.preserve_format):
+        return self.to(_C.int16, memory_format=memory_format)
+
+    def char(self, memory_format=_C.preserve_format):
+        return self.to(_C.int8, memory_format=memory_format)
+
+    def byte(self, memory_format=_C.preserve_format):
+        return self.to(_C.uint8, memory_format=memory_format)
+
+    def bool(self, memory_format=_C.preserve_format):
+        return self.to(_C.bool, memory_format=memory_format)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """With no dtype: the legacy type name ('torch.FloatTensor'). Otherwise
+        a conversion, accepting a dtype or such a name."""
+        if dtype is None:
+            prefix = "torch." if self.device.type == "cpu" else f"torch.{self.device.type}."
+            return prefix + _LEGACY_TYPE_NAMES[self.dtype]
+        if isinstance(dtype, str):
+            name = dtype.split(".")[-1]
+            match = [d for d, n in _LEGACY_TYPE_NAMES.items() if n == name]
+            if not match or not dtype.startswith(("torch.", "torchlike.")):
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = match[0]
+        if dtype == self.dtype:
+            return self
+        return self.to(dtype, non_blocking=non_blocking)
+
     __hash__ = _C.TensorBase.__hash__
 
+
+_LEGACY_TYPE_NAMES = {
+    _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor", _C.bfloat16: "BFloat16Tensor",
+    _C.int64: "LongTensor", _C.int32: "IntTensor", _C.int16: "ShortTensor", _C.int8: "CharTensor",
+    _C.uint8: "ByteTensor", _C.bool: "BoolTensor",
+}
 
 _C._set_tensor_class(Tensor)
 _C.TensorBase._set_size_class(Size)

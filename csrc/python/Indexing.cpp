@@ -6,6 +6,7 @@
 
 #include "Objects.h"
 #include "PythonArgParser.h"
+#include "ops/as_strided.h"
 #include "ops/copy.h"
 #include "ops/fill.h"
 #include "ops/select.h"
@@ -13,6 +14,8 @@
 #include "ops/unsqueeze.h"
 
 namespace tl::python {
+
+c10::Tensor tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtype);  // TensorNew.cpp
 
 static bool is_int_index(PyObject* o) {
   if (PyBool_Check(o)) return false;
@@ -51,6 +54,9 @@ static c10::Tensor apply_index(const c10::Tensor& self, PyObject* index) {
     else if (it != Py_None && !PyBool_Check(it)) ++consumed;
   }
   TL_CHECK_INDEX(ellipses <= 1, "an index can only have a single ellipsis ('...')");
+  TL_CHECK_INDEX(self.dim() > 0 || consumed == 0,
+                 "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
+                 "convert a 0-dim tensor to a number");
   TL_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
   c10::Tensor r = self;
   int64_t dim = 0;
@@ -81,7 +87,7 @@ static c10::Tensor apply_index(const c10::Tensor& self, PyObject* index) {
       r = at::slice(r, dim, st, sp, step);
       ++dim;
     } else {
-      TL_CHECK_INDEX(false, "only integers, slices (`:`), ellipsis (`...`), None and booleans are valid indices "
+      TL_CHECK_INDEX(false, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
                             "(got ", type_name(it), ")");
     }
   }
@@ -98,13 +104,32 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   try {
     TL_CHECK_TYPE(value != nullptr, "Tensor does not support item deletion");
     c10::Tensor dst = apply_index(unpack(self), index);
-    if (is_tensor(value)) {
-      at::copy_(dst, unpack(value), false);
-    } else if (is_number(value)) {
+    if (is_number(value)) {
       at::fill_(dst, to_scalar(value));
+      return 0;
+    }
+    c10::Tensor src;
+    if (is_tensor(value)) {
+      src = unpack(value);
+    } else if (PySequence_Check(value) && !PyUnicode_Check(value) && !PyBytes_Check(value)) {
+      // x[i] = [1, 2, 3]: build the values in the destination's dtype.
+      src = tensor_from_data(value, dst.scalar_type());
     } else {
       TL_CHECK_TYPE(false, "can't assign a ", type_name(value), " to a Tensor");
     }
+    // Leading size-1 dims of the value are dropped before broadcasting, so
+    // x[0] = y[None] works as in PyTorch (and NumPy).
+    int64_t drop = 0;
+    while (drop < src.dim() - dst.dim() && src.sizes()[drop] == 1) ++drop;
+    if (drop > 0) {
+      c10::DimVector sizes, strides;
+      for (int64_t d = drop; d < src.dim(); ++d) {
+        sizes.push_back(src.sizes()[d]);
+        strides.push_back(src.strides()[d]);
+      }
+      src = at::as_strided(src, sizes, strides, src.storage_offset());
+    }
+    at::copy_(dst, src, false);
     return 0;
   } catch (...) {
     translate_exception();
