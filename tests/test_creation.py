@@ -341,3 +341,28 @@ def test_requires_grad_keyword_accepted():
     else:
         with pytest.raises(NotImplementedError, match="autograd"):
             tl.ones(2, requires_grad=True)
+
+
+def test_out_variants():
+    o = tl.empty(0)
+    assert tl.zeros(2, 3, out=o) is o and tuple(o.shape) == (2, 3)
+    o = tl.empty(5, dtype=tl.int32)
+    assert tl.arange(1, 10, 2, out=o).tolist() == [1, 3, 5, 7, 9] and o.dtype == tl.int32
+    assert tl.arange(3, out=tl.empty(3)).tolist() == [0.0, 1.0, 2.0]
+    assert tl.linspace(0, 1, 5, out=tl.empty(1, dtype=tl.float64)).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert tl.eye(2, 3, out=tl.empty(3)).tolist() == [[1, 0, 0], [0, 1, 0]]
+    assert tl.full((2,), 4, out=tl.empty(2, dtype=tl.int64)).tolist() == [4, 4]
+    assert sorted(tl.randperm(6, out=tl.empty(0, dtype=tl.int64)).tolist()) == list(range(6))
+    r = tl.randint(2, 5, (50,), out=tl.empty(0, dtype=tl.int16))
+    assert r.dtype == tl.int16 and all(2 <= v < 5 for v in r.tolist())
+    tl.manual_seed(0)
+    a = tl.rand(4).tolist()
+    tl.manual_seed(0)
+    assert tl.rand(4, out=tl.empty(4)).tolist() == a
+    t = tl.from_numpy(np.zeros((3, 2), np.float32).T)  # non-contiguous out of the right shape
+    tl.eye(2, 3, out=t)
+    assert t.tolist() == [[1, 0, 0], [0, 1, 0]]
+    with pytest.raises(RuntimeError, match="does not match dtype of out"):
+        tl.zeros(2, dtype=tl.int32, out=tl.empty(2))
+    m = tl.empty(0, device="meta")
+    assert tuple(tl.ones(3, 2, out=m).shape) == (3, 2)

@@ -20,10 +20,30 @@ def _set_requires_grad(t):
     return t
 
 
+# Factories with an out= overload. The out overloads' schemas carry no
+# dtype/device (the result takes out's), so, as in PyTorch, dtype=/device=
+# given together with out= must agree with out and are then dropped here.
+_WITH_OUT = {"zeros", "ones", "full", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm"}
+
+
+def _check_out_options(name, out, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    kwargs.pop("layout", None)
+    kwargs.pop("pin_memory", None)
+    if dtype is not None and dtype != out.dtype:
+        raise RuntimeError(f"{name}(): dtype {dtype} does not match dtype of out parameter ({out.dtype})")
+    if device is not None and _C.device(device) != out.device:
+        raise RuntimeError(f"{name}(): device {device} does not match device of out parameter ({out.device})")
+
+
 def _with_requires_grad(name):
     fn = getattr(_F, name)
+    has_out = name in _WITH_OUT
 
     def factory(*args, requires_grad=False, **kwargs):
+        if has_out and kwargs.get("out") is not None:
+            _check_out_options(name, kwargs["out"], kwargs)
         t = fn(*args, **kwargs)
         if requires_grad:
             _set_requires_grad(t)

@@ -3,6 +3,9 @@
 // those kernels (CPU, Meta, later CUDA) with no per-backend code.
 #include "../Factory.h"
 #include "ops/arange.h"
+#include "ops/copy.h"
+#include "ops/linspace.h"
+#include "ops/randperm.h"
 #include "ops/bernoulli.h"
 #include "ops/empty.h"
 #include "ops/empty_like.h"
@@ -225,6 +228,76 @@ Tensor bernoulli(const Tensor& self, const std::optional<c10::Generator>& genera
 Tensor bernoulli_p(const Tensor& self, double p, const std::optional<c10::Generator>& generator) {
   Tensor out = at::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
   return at::bernoulli_(out, p, generator);
+}
+
+// ---------------------------------------------------------------- out= variants
+// out is resized to the result's shape when it differs (as PyTorch does) and
+// keeps its dtype; results that are not a plain fill are computed in out's
+// dtype and copied, which also covers a non-contiguous out.
+
+namespace {
+void resize_out(const Tensor& out, IntArrayRef sizes) {
+  if (!out.sizes().equals(sizes)) out.unsafeGetTensorImpl()->resize(sizes);
+}
+Tensor copy_result(const Tensor& out, const Tensor& r) {
+  resize_out(out, r.sizes());
+  return at::copy_(out, r, false);
+}
+}  // namespace
+
+Tensor zeros_out(const Tensor& out, IntArrayRef size) {
+  resize_out(out, size);
+  return at::fill_(out, Scalar(0));
+}
+
+Tensor ones_out(const Tensor& out, IntArrayRef size) {
+  resize_out(out, size);
+  return at::fill_(out, Scalar(1));
+}
+
+Tensor full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value) {
+  resize_out(out, size);
+  return at::fill_(out, fill_value);
+}
+
+Tensor arange_start_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  return copy_result(out, at::arange(start, end, step, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+}
+
+Tensor arange_out(const Tensor& out, const Scalar& end) { return arange_start_out(out, Scalar(0), end, Scalar(1)); }
+
+Tensor linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps) {
+  return copy_result(out, at::linspace(start, end, steps, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+}
+
+Tensor eye_m_out(const Tensor& out, int64_t n, int64_t m) {
+  return copy_result(out, at::eye(n, m, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+}
+
+Tensor eye_out(const Tensor& out, int64_t n) { return eye_m_out(out, n, n); }
+
+Tensor rand_out(const Tensor& out, IntArrayRef size, const std::optional<c10::Generator>& generator) {
+  resize_out(out, size);
+  return at::uniform_(out, 0.0, 1.0, generator);
+}
+
+Tensor randn_out(const Tensor& out, IntArrayRef size, const std::optional<c10::Generator>& generator) {
+  resize_out(out, size);
+  return at::normal_(out, 0.0, 1.0, generator);
+}
+
+Tensor randint_low_out(const Tensor& out, int64_t low, int64_t high, IntArrayRef size,
+                       const std::optional<c10::Generator>& generator) {
+  resize_out(out, size);
+  return at::random_(out, low, std::optional<int64_t>(high), generator);
+}
+
+Tensor randint_out(const Tensor& out, int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator) {
+  return randint_low_out(out, 0, high, size, generator);
+}
+
+Tensor randperm_out(const Tensor& out, int64_t n, const std::optional<c10::Generator>& generator) {
+  return copy_result(out, at::randperm(n, generator, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
 }
 
 }  // namespace at::native

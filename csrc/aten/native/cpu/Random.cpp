@@ -46,6 +46,19 @@ inline uint64_t bounded(uint64_t seed, uint64_t ctr, uint64_t range, uint64_t th
 }
 inline uint64_t rejection_threshold(uint64_t range) { return (0 - range) % range; }  // 2^64 mod range
 
+// The 32-bit variant for ranges up to 2^32: word j of a counter serves one
+// element (four elements per counter). `x` is that word from round 0; a
+// rejected draw retries word j of the same counter in rounds 1, 2, ...
+inline uint32_t bounded32(uint64_t seed, uint64_t ctr, int j, uint32_t x, uint64_t range, uint32_t threshold) {
+  for (uint64_t round = 1;; ++round) {
+    uint64_t m = (uint64_t)x * range;
+    if ((uint32_t)m >= threshold) return (uint32_t)(m >> 32);
+    uint32_t r[4];
+    Philox4x32::block(seed, round, ctr, r);
+    x = r[j];
+  }
+}
+
 // Fills n values of T, K per Philox counter: gen(r, vals) turns the 4 words of
 // counter c into elements c*K .. c*K+K-1. Writes into `out` (contiguous).
 template <class T, int K, class G>
@@ -122,9 +135,10 @@ Tensor normal_(const Tensor& self, double mean, double std, const std::optional<
       random_into(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
         philox_fill<double, 2>(static_cast<double*>(p), n, seed, base, [&](const uint32_t* r, double* v) {
           double u1 = 1.0 - u01_double(r[0], r[1]), u2 = u01_double(r[2], r[3]);
-          double rad = std::sqrt(-2.0 * std::log(u1)), th = 2.0 * M_PI * u2;
-          v[0] = mean + std * rad * std::cos(th);
-          v[1] = mean + std * rad * std::sin(th);
+          double rad = std::sqrt(-2.0 * std::log(u1)), sn, cs;
+          ::sincos(2.0 * M_PI * u2, &sn, &cs);
+          v[0] = mean + std * rad * cs;
+          v[1] = mean + std * rad * sn;
         });
       });
     } else {
@@ -133,9 +147,10 @@ Tensor normal_(const Tensor& self, double mean, double std, const std::optional<
         philox_fill<scalar_t, 4>(static_cast<scalar_t*>(p), n, seed, base, [&](const uint32_t* r, scalar_t* v) {
           for (int h = 0; h < 2; ++h) {
             float u1 = 1.0f - u01_float(r[2 * h]), u2 = u01_float(r[2 * h + 1]);
-            float rad = std::sqrt(-2.0f * std::log(u1)), th = 2.0f * (float)M_PI * u2;
-            v[2 * h] = (scalar_t)(m + s * rad * std::cos(th));
-            v[2 * h + 1] = (scalar_t)(m + s * rad * std::sin(th));
+            float rad = std::sqrt(-2.0f * std::log(u1)), sn, cs;
+            ::sincosf(2.0f * (float)M_PI * u2, &sn, &cs);
+            v[2 * h] = (scalar_t)(m + s * rad * cs);
+            v[2 * h + 1] = (scalar_t)(m + s * rad * sn);
           }
         });
       });
@@ -198,6 +213,29 @@ Tensor random_from_(const Tensor& self, int64_t from, std::optional<int64_t> to,
   uint64_t range = long_default ? (uint64_t)std::numeric_limits<int64_t>::max() - (uint64_t)from + 1
                                 : (uint64_t)to_v - (uint64_t)from;
   uint64_t thr = range ? rejection_threshold(range) : 0;
+  if (range != 0 && range <= ((uint64_t)1 << 32)) {
+    // Common case (randint over < 2^32 values): 32-bit draws, 4 per counter.
+    uint32_t thr32 = (uint32_t)(((uint64_t)1 << 32) % range);
+    TL_DISPATCH_ALL_TYPES(st, "random_", [&] {
+      random_into(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+        scalar_t* out = static_cast<scalar_t*>(p);
+        int64_t nctr = (n + 3) / 4;
+        parallel_for(0, nctr, kGrainSize / 16, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            uint32_t r[4];
+            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
+            int64_t i0 = 4 * c, m = std::min<int64_t>(4, n - i0);
+            for (int j = 0; j < m; ++j) {
+              int64_t v = (int64_t)((uint64_t)from + bounded32(seed, base + (uint64_t)c, j, r[j], range, thr32));
+              if constexpr (std::is_same<scalar_t, bool>::value) out[i0 + j] = v != 0;
+              else out[i0 + j] = (scalar_t)v;
+            }
+          }
+        });
+      });
+    });
+    return self;
+  }
   TL_DISPATCH_ALL_TYPES(st, "random_", [&] {
     random_into(self, 1, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
       scalar_t* out = static_cast<scalar_t*>(p);
