@@ -275,3 +275,23 @@ def test_random_default_ranges():
     assert b.any() and not b.all()
     r = np.asarray(tl.empty(1000, dtype=tl.int64).random_(10))
     assert r.min() >= 0 and r.max() <= 9
+
+
+def test_philox_known_answer():
+    # Random123's Philox4x32-10 known-answer vector (key 0, counter 0) is
+    # 6627e8d5 e169c58d bc57ac4c 9b00dbd8; rand() takes the top 24 bits of
+    # each word (float32) or 53 bits of a word pair (float64).
+    w = [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+    tl.manual_seed(0)
+    assert tl.rand(4).tolist() == [(x >> 8) / 2**24 for x in w]
+    tl.manual_seed(0)
+    assert tl.rand(2, dtype=tl.float64).tolist() == [((w[1] << 32 | w[0]) >> 11) / 2**53,
+                                                      ((w[3] << 32 | w[2]) >> 11) / 2**53]
+
+
+def test_fork_rng_restores_state():
+    import torchlike.random
+    tl.manual_seed(11)
+    with torchlike.random.fork_rng():
+        inside = tl.rand(3).tolist()
+    assert tl.rand(3).tolist() == inside
