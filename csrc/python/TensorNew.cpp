@@ -45,14 +45,20 @@ static void release_buffer(void* ctx, void*) {
   delete owner;
 }
 
-// Wraps an object exporting a strided buffer without copying.
-static c10::Tensor tensor_from_buffer(PyObject* obj) {
+// Wraps an object exporting a strided buffer without copying. Asks for a
+// writable buffer first (so writes through the tensor are legal); a read-only
+// array is still wrapped, and *readonly is set so from_numpy can warn as
+// PyTorch does.
+static c10::Tensor tensor_from_buffer(PyObject* obj, bool* readonly = nullptr) {
   auto* owner = new BufferOwner();
-  if (PyObject_GetBuffer(obj, &owner->view, PyBUF_RECORDS_RO) < 0) {
-    delete owner;
+  if (PyObject_GetBuffer(obj, &owner->view, PyBUF_RECORDS) < 0) {
     PyErr_Clear();
-    if (PyObject_GetBuffer(obj, &owner->view, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0) throw python_error_set();
+    if (PyObject_GetBuffer(obj, &owner->view, PyBUF_RECORDS_RO) < 0) {
+      delete owner;
+      throw python_error_set();
+    }
   }
+  if (readonly) *readonly = owner->view.readonly != 0;
   Py_buffer& v = owner->view;
   c10::ScalarType st;
   if (!format_to_dtype(v.format ? v.format : "B", v.itemsize, &st)) {
@@ -121,30 +127,36 @@ static void infer_shape(PyObject* o, c10::DimVector& shape) {
   }
 }
 
-// Category of the data: 0 bool, 1 int, 2 float; also tracks dtypes of embedded tensors/arrays.
-static void infer_dtype(PyObject* o, int* cat, c10::ScalarType* tensor_dtype) {
-  if (is_tensor(o) || is_numpy_array(o)) {
-    c10::ScalarType st = is_tensor(o) ? unpack(o).scalar_type() : tensor_from_buffer(o).scalar_type();
-    *tensor_dtype = *tensor_dtype == c10::ScalarType::Undefined ? st : c10::promoteTypes(*tensor_dtype, st);
-    return;
-  }
-  if (is_sequence(o)) {
+// dtype of the data as PyTorch infers it: every leaf contributes a dtype
+// (bool -> bool, int -> int64, float -> the default float dtype, NumPy
+// scalars/arrays and tensors their own dtype) and the result is their
+// promotion. Strings and other objects are a TypeError.
+static void infer_dtype(PyObject* o, c10::ScalarType* acc) {
+  c10::ScalarType st;
+  if (is_tensor(o)) {
+    st = unpack(o).scalar_type();
+  } else if (is_numpy_array(o)) {
+    st = tensor_from_buffer(o).scalar_type();
+  } else if (PyBool_Check(o)) {
+    st = c10::ScalarType::Bool;
+  } else if (PyFloat_Check(o)) {
+    st = c10::defaultFloatType();
+  } else if (PyLong_Check(o)) {
+    st = c10::ScalarType::Long;
+  } else if (is_sequence(o)) {
     PyObject* fast = PySequence_Fast(o, "expected a sequence");
     if (!fast) throw python_error_set();
+    struct G { PyObject* f; ~G() { Py_DECREF(f); } } g{fast};
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t i = 0; i < n; ++i) infer_dtype(PySequence_Fast_GET_ITEM(fast, i), cat, tensor_dtype);
-    Py_DECREF(fast);
+    for (Py_ssize_t i = 0; i < n; ++i) infer_dtype(PySequence_Fast_GET_ITEM(fast, i), acc);
     return;
-  }
-  if (PyBool_Check(o)) *cat = std::max(*cat, 0);
-  else if (PyFloat_Check(o)) *cat = 2;
-  else if (PyLong_Check(o)) *cat = std::max(*cat, 1);
-  else if (is_number(o)) {
-    c10::Scalar s = to_scalar(o);
-    *cat = std::max(*cat, s.isFloatingPoint() ? 2 : (s.isBoolean() ? 0 : 1));
+  } else if (is_number(o) && !PyUnicode_Check(o)) {
+    c10::Scalar sc = to_scalar(o);
+    st = sc.isFloatingPoint() ? c10::defaultFloatType() : (sc.isBoolean() ? c10::ScalarType::Bool : c10::ScalarType::Long);
   } else {
-    TL_CHECK_TYPE(false, "Could not infer dtype of ", type_name(o));
+    TL_CHECK_TYPE(false, "new(): invalid data type '", type_name(o), "'");
   }
+  *acc = *acc == c10::ScalarType::Undefined ? st : c10::promoteTypes(*acc, st);
 }
 
 template <class T>
@@ -161,6 +173,7 @@ static void fill(PyObject* o, const c10::Tensor& out, int64_t dim, char* p) {
       return;
     }
     TL_CHECK_TYPE(!is_sequence(o), "tensor(): too many dimensions in the data ('", type_name(o), "')");
+    TL_CHECK_TYPE(is_number(o) && !PyUnicode_Check(o), "new(): invalid data type '", type_name(o), "'");
     c10::Scalar s = to_scalar(o);
     TL_DISPATCH_ALL_TYPES(st, "tensor", [&] { store_scalar<scalar_t>(p, s); });
     return;
@@ -174,7 +187,7 @@ static void fill(PyObject* o, const c10::Tensor& out, int64_t dim, char* p) {
     at::native::copy_into(dst, src);
     return;
   }
-  TL_CHECK_TYPE(is_sequence(o), "tensor(): expected a sequence at dim ", dim, " but got ", type_name(o));
+  TL_CHECK_TYPE(is_sequence(o), "not a sequence: expected a sequence at dim ", dim, " but got ", type_name(o));
   PyObject* fast = PySequence_Fast(o, "expected a sequence");
   if (!fast) throw python_error_set();
   struct G { PyObject* f; ~G() { Py_DECREF(f); } } g{fast};
@@ -199,52 +212,111 @@ c10::Tensor tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtyp
   }
   c10::DimVector shape;
   infer_shape(data, shape);
-  c10::ScalarType st;
+  c10::ScalarType st = c10::ScalarType::Undefined;
   if (dtype) {
     st = *dtype;
   } else {
-    int cat = 0;
-    c10::ScalarType tdt = c10::ScalarType::Undefined;
-    infer_dtype(data, &cat, &tdt);
-    bool any_scalar_data = true;
-    if (tdt != c10::ScalarType::Undefined) {
-      st = tdt;
-    } else {
-      st = cat == 2 ? c10::defaultFloatType() : (cat == 1 ? c10::ScalarType::Long : c10::ScalarType::Bool);
-      (void)any_scalar_data;
-      // An empty list is float32 in PyTorch.
-      bool empty = false;
-      for (int64_t s : shape) empty = empty || s == 0;
-      if (empty) st = c10::defaultFloatType();
-    }
+    infer_dtype(data, &st);
+    // No leaves at all (torch.tensor([]), [[], []]): the default float dtype.
+    if (st == c10::ScalarType::Undefined) st = c10::defaultFloatType();
   }
   c10::Tensor out = c10::make_empty(shape, c10::TensorOptions(st));
   if (out.numel() > 0 || out.dim() == 0) fill(data, out, 0, static_cast<char*>(out.data_ptr()));
   return out;
 }
 
+static std::optional<c10::ScalarType> dtype_arg(const char* fn, PyObject* dtype) {
+  TL_CHECK_TYPE(dtype == Py_None || is_dtype(dtype), fn, "(): argument 'dtype' must be torchlike.dtype, not ",
+                type_name(dtype));
+  if (dtype == Py_None) return std::nullopt;
+  return unpack_dtype(dtype);
+}
+
+static c10::Tensor to_device(c10::Tensor t, PyObject* device) {
+  if (device == Py_None) return t;
+  c10::Device d = parse_device(device);
+  if (d == t.device()) return t;
+  return at::native::cast_to(t, t.scalar_type(), d);
+}
+
+// torchlike.tensor(data, *, dtype=None, device=None): always a copy.
+// requires_grad= is handled by the Python wrapper in torchlike/_creation.py.
 static PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   TL_PY_BEGIN
-  static const char* kw[] = {"data", "dtype", "device", "requires_grad", "pin_memory", nullptr};
-  PyObject *data, *dtype = Py_None, *device = Py_None, *rg = Py_False, *pin = Py_False;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO", const_cast<char**>(kw), &data, &dtype, &device, &rg, &pin))
+  static const char* kw[] = {"data", "dtype", "device", "pin_memory", nullptr};
+  PyObject *data, *dtype = Py_None, *device = Py_None, *pin = Py_False;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOO", const_cast<char**>(kw), &data, &dtype, &device, &pin))
     return nullptr;
-  TL_CHECK_TYPE(dtype == Py_None || is_dtype(dtype), "tensor(): argument 'dtype' must be torchlike.dtype, not ", type_name(dtype));
-  std::optional<c10::ScalarType> st;
-  if (dtype != Py_None) st = unpack_dtype(dtype);
-  c10::Tensor t = tensor_from_data(data, st);
-  if (device != Py_None) {
-    c10::Device d = parse_device(device);
-    if (d.type != c10::DeviceType::CPU) t = at::native::cast_to(t, t.scalar_type(), d);
+  return wrap_tensor(to_device(tensor_from_data(data, dtype_arg("tensor", dtype)), device));
+  TL_PY_END
+}
+
+// torchlike.as_tensor(data, dtype=None, device=None): no copy when it can be
+// avoided. A tensor of the right dtype/device is returned as is; a NumPy
+// array is wrapped (memory shared) and only converted when dtype/device ask.
+static PyObject* py_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  TL_PY_BEGIN
+  static const char* kw[] = {"data", "dtype", "device", nullptr};
+  PyObject *data, *dtype = Py_None, *device = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO", const_cast<char**>(kw), &data, &dtype, &device))
+    return nullptr;
+  std::optional<c10::ScalarType> st = dtype_arg("as_tensor", dtype);
+  c10::Tensor src;
+  if (is_tensor(data)) {
+    src = unpack(data);
+  } else if (is_numpy_array(data)) {
+    src = tensor_from_buffer(data);
+  } else {
+    return wrap_tensor(to_device(tensor_from_data(data, st), device));
   }
-  return wrap_tensor(t);
+  c10::Device dev = device == Py_None ? src.device() : parse_device(device);
+  c10::ScalarType want = st.value_or(src.scalar_type());
+  if (want == src.scalar_type() && dev == src.device()) {
+    if (is_tensor(data)) return Py_NewRef(data);
+    return wrap_tensor(src);
+  }
+  return wrap_tensor(at::native::cast_to(src, want, dev));
   TL_PY_END
 }
 
 static PyObject* py_from_numpy(PyObject*, PyObject* arr) {
   TL_PY_BEGIN
   TL_CHECK_TYPE(is_numpy_array(arr), "expected np.ndarray (got ", type_name(arr), ")");
-  return wrap_tensor(tensor_from_buffer(arr));
+  bool readonly = false;
+  c10::Tensor t = tensor_from_buffer(arr, &readonly);
+  if (readonly &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "The given NumPy array is not writable, and torchlike does not support non-writable tensors. "
+                   "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                   "the array to protect its data or make it writable before converting it to a tensor.",
+                   1) < 0)
+    return nullptr;
+  return wrap_tensor(t);
+  TL_PY_END
+}
+
+// Tensor.new_tensor(data, *, dtype=None, device=None): a copy of data with
+// self's dtype and device unless given.
+static PyObject* m_new_tensor(PyObject* self, PyObject* args, PyObject* kwargs) {
+  TL_PY_BEGIN
+  static const char* kw[] = {"data", "dtype", "device", "requires_grad", "pin_memory", nullptr};
+  PyObject *data, *dtype = Py_None, *device = Py_None, *rg = Py_False, *pin = Py_False;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO", const_cast<char**>(kw), &data, &dtype, &device, &rg, &pin))
+    return nullptr;
+  const c10::Tensor& t = unpack(self);
+  std::optional<c10::ScalarType> st = dtype_arg("new_tensor", dtype);
+  c10::Tensor out = tensor_from_data(data, st.value_or(t.scalar_type()));
+  if (device == Py_None && out.device() != t.device()) out = at::native::cast_to(out, out.scalar_type(), t.device());
+  PyObject* res = wrap_tensor(to_device(out, device));
+  if (res && PyObject_IsTrue(rg) == 1) {
+    PyObject* r = PyObject_CallMethod(res, "requires_grad_", "O", Py_True);
+    if (!r) {
+      Py_DECREF(res);
+      return nullptr;
+    }
+    Py_DECREF(r);
+  }
+  return res;
   TL_PY_END
 }
 
@@ -319,7 +391,9 @@ static PyGetSetDef extra_getset[] = {{"__array_interface__", get_array_interface
 void tl_init_tensor_new(MethodTables& t, PyObject* tensor_type) {
   t.functions.emplace_back("", PyMethodDef{"tensor", (PyCFunction)(void (*)(void))py_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"from_numpy", py_from_numpy, METH_O, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"as_tensor", (PyCFunction)(void (*)(void))py_as_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
   t.methods.push_back(PyMethodDef{"tolist", m_tolist, METH_NOARGS, nullptr});
+  t.methods.push_back(PyMethodDef{"new_tensor", (PyCFunction)(void (*)(void))m_new_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
   if (tensor_type) {
     for (PyGetSetDef* g = extra_getset; g->name; ++g) {
       PyObject* d = PyDescr_NewGetSet((PyTypeObject*)tensor_type, g);
