@@ -44,12 +44,17 @@ class GeneratorImpl : public intrusive_ptr_target {
     std::lock_guard<std::mutex> g(mu_);
     offset_ = o;
   }
-  // Reserve n counter values; returns the first. Each counter yields 4 uint32.
-  uint64_t reserve(uint64_t n) {
+  // A block of counters and the seed they belong to, taken under one lock so
+  // a concurrent manual_seed can't pair an old seed with new counters.
+  struct Reservation {
+    uint64_t seed, offset;
+  };
+  // Reserve n counter values. Each counter yields 4 uint32.
+  Reservation reserve(uint64_t n) {
     std::lock_guard<std::mutex> g(mu_);
-    uint64_t o = offset_;
+    Reservation r{seed_, offset_};
     offset_ += n;
-    return o;
+    return r;
   }
   Device device() const { return device_; }
 

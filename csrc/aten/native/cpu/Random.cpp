@@ -85,8 +85,7 @@ void random_into(const Tensor& self, int64_t K, const std::optional<c10::Generat
   int64_t n = self.numel();
   if (n == 0) return;
   c10::GeneratorImpl* g = generator_or_default(generator);
-  uint64_t seed = g->seed();
-  uint64_t base = g->reserve((uint64_t)((n + K - 1) / K));
+  auto [seed, base] = g->reserve((uint64_t)((n + K - 1) / K));
   if (self.is_contiguous()) {
     fill(self.data_ptr(), n, seed, base);
   } else {
@@ -261,8 +260,7 @@ Tensor randperm(int64_t n, const std::optional<c10::Generator>& generator, std::
            "randperm: n is too large for result tensor type: '", st, "' (n=", n, ")");
   if (n == 0) return out;
   c10::GeneratorImpl* g = generator_or_default(generator);
-  uint64_t seed = g->seed();
-  uint64_t base = g->reserve((uint64_t)n);
+  auto [seed, base] = g->reserve((uint64_t)n);
   // Fisher-Yates: step i (from n-1 down to 1) swaps i with j_i uniform in
   // [0, i]. The j_i are drawn in parallel (each from its own counter), only
   // the swaps are sequential.
