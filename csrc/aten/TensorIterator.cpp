@@ -79,13 +79,11 @@ void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {
     for (int k = noutputs_; k < ntensors(); ++k)
       if (ops_[k].tensor.is_same(out)) inplace = true;
     if (!cfg.resize_ || inplace) {
-      bool ok = out.dim() >= (int64_t)full_shape_.size();
-      for (size_t d = 0; ok && d < full_shape_.size(); ++d) {
-        int64_t want = full_shape_[full_shape_.size() - 1 - d], have = out.sizes()[out.dim() - 1 - d];
-        ok = want == have || want == 1;
-      }
-      TL_CHECK(ok, "output with shape ", out.sizes(), " doesn't match the broadcast shape ", full_shape_.ref(),
-               " (in ", name_, ")");
+      // Incompatible shapes get the standard broadcast error; compatible ones
+      // that would grow the output get PyTorch's in-place message.
+      DimVector s = infer_size(out.sizes(), full_shape_);
+      TL_CHECK(s.ref().equals(out.sizes()), "output with shape ", out.sizes(), " doesn't match the broadcast shape ",
+               full_shape_.ref(), " (in ", name_, ")");
       full_shape_ = out.sizes();
       continue;
     }
@@ -135,8 +133,10 @@ void TensorIterator::allocate_outputs(TensorIteratorConfig& cfg) {
   for (int i = 0; i < noutputs_; ++i) {
     OperandInfo& op = ops_[i];
     if (op.tensor.defined()) {
-      // Writing through a tensor whose elements alias each other would race.
+      // Writing through a tensor whose elements alias each other would race
+      // (unless every write stores the same value, as in fill_).
       const Tensor& t = op.tensor;
+      if (!cfg.check_overlap_) continue;
       for (int64_t d = 0; d < t.dim(); ++d)
         TL_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
                  "unsupported operation: more than one element of the written-to tensor refers to a single memory "

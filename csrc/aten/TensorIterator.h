@@ -36,13 +36,15 @@ class TensorIteratorConfig {
   TensorIteratorConfig& resize_outputs(bool v) { resize_ = v; return *this; }
   // The output may be written with any dtype; values are cast (copy_).
   TensorIteratorConfig& allow_any_output_cast(bool v) { any_cast_ = v; return *this; }
+  // Reject outputs whose elements alias each other (expanded tensors). Off for fill_.
+  TensorIteratorConfig& check_mem_overlap(bool v) { check_overlap_ = v; return *this; }
   TensorIterator build();
 
  private:
   friend class TensorIterator;
   const char* name_;
   std::vector<Tensor> outputs_, inputs_;
-  bool promote_ = true, int_to_float_ = false, resize_ = true, any_cast_ = false;
+  bool promote_ = true, int_to_float_ = false, resize_ = true, any_cast_ = false, check_overlap_ = true;
   ScalarType out_dtype_ = ScalarType::Undefined;
   ScalarType forced_common_ = ScalarType::Undefined;
 };

@@ -38,7 +38,7 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 
 Tensor fill_(const Tensor& self, const Scalar& value) {
   TensorIterator iter = TensorIteratorConfig("fill_").add_output(self).promote_inputs_to_common_dtype(false)
-                            .resize_outputs(false).build();
+                            .resize_outputs(false).check_mem_overlap(false).build();
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
     scalar_t v = value.to<scalar_t>();
     iter.for_each([&](char** data, const int64_t* s, int64_t n) {
