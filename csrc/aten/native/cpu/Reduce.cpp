@@ -49,6 +49,7 @@ template <class T, class A, class Map = Identity>
 struct SumOp {
   using acc_t = A;
   static constexpr int64_t kRowBlock = 256;
+  static constexpr bool kCascade = true;
   Map m{};
   A identity() const { return A(0); }
   void chunk(A& a, const T* p, int64_t s, int64_t n, int64_t) const {
@@ -65,6 +66,7 @@ template <class T, class A, class F, class Map = Identity>
 struct FoldOp {
   using acc_t = A;
   static constexpr int64_t kRowBlock = 256;
+  static constexpr bool kCascade = std::is_floating_point_v<A> && std::is_same_v<F, Mul>;
   A init;
   F f{};
   Map m{};
@@ -110,6 +112,7 @@ struct ArgOp {
   using V = c10::opmath_t<T>;
   using acc_t = ArgAcc<V>;
   static constexpr int64_t kRowBlock = 128;
+  static constexpr bool kCascade = false;
   static bool better(V x, V cur) {
     if constexpr (IsMax) return x > cur || (x != x && cur == cur);
     else return x < cur || (x != x && cur == cur);
@@ -147,6 +150,7 @@ template <class T>
 struct WelfordOp {
   using acc_t = Moments;
   static constexpr int64_t kRowBlock = 128;
+  static constexpr bool kCascade = true;
   acc_t identity() const { return {}; }
   static void merge(Moments& a, const Moments& b) {
     if (b.n == 0) return;
@@ -196,6 +200,7 @@ struct LseOp {
   using V = c10::opmath_t<T>;
   using acc_t = LseAcc<V>;
   static constexpr int64_t kRowBlock = 128;
+  static constexpr bool kCascade = true;
   acc_t identity() const { return {-std::numeric_limits<V>::infinity(), V(0)}; }
   static void add(acc_t& a, V x) {
     if (x > a.m) {

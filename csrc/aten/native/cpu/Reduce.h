@@ -24,6 +24,7 @@
 //   void chunk(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const;
 //   void row(acc_t* a, const T* p, int64_t w, int64_t idx) const;   // a[j] <- p[j]
 //   void combine(acc_t& a, const acc_t& b) const;                    // a precedes b
+//   static constexpr int64_t kRowBlock; static constexpr bool kCascade;
 // idx0/idx are the linear index (row-major over the reduced dims) of the
 // first element, used by argmax/argmin.
 #pragma once
@@ -182,7 +183,9 @@ void reduce_rows(const ReducePlan& P, const Op& op, const T* base, int64_t w, in
   const int64_t istride = P.rstride[nr - 1], inner = P.rsize[nr - 1];
   for (int64_t pos = rb; pos < re; ++pos) {
     op.row(lv[0], base + off, w, pos);
-    for (int l = 0; l < kLevels - 1; ++l) {
+    // Ops whose result does not depend on association (max, any, argmax)
+    // skip the cascade: it only buys accuracy for sums.
+    if constexpr (Op::kCascade) for (int l = 0; l < kLevels - 1; ++l) {
       if (++cnt[l] < kFold) break;
       for (int64_t j = 0; j < w; ++j) {
         op.combine(lv[l + 1][j], lv[l][j]);
@@ -291,7 +294,7 @@ void reduce_kernel(const ReducePlan& P, const T* in, const Op& op, const Write& 
 // each block folded into L independent lanes so the contiguous case vectorises.
 template <class acc_t, class T, class F>
 inline acc_t lane_sum(const T* p, int64_t stride, int64_t n, const F& f) {
-  constexpr int L = 64 / sizeof(acc_t) * 2;
+  constexpr int L = 512 / sizeof(acc_t);  // 8 vector registers of independent partial sums
   acc_t lanes[L];
   for (int j = 0; j < L; ++j) lanes[j] = acc_t(0);
   int64_t i = 0;
@@ -319,7 +322,7 @@ acc_t pairwise_sum(const T* p, int64_t stride, int64_t n, const F& f) {
 // Fold n elements with a binary op in L lanes (prod, max, min, any, all).
 template <class acc_t, class T, class F, class Map>
 inline acc_t lane_fold(const T* p, int64_t stride, int64_t n, acc_t init, const F& f, const Map& m) {
-  constexpr int L = 64 / sizeof(acc_t) * 2 > 64 ? 64 : 64 / sizeof(acc_t) * 2;
+  constexpr int L = 512 / sizeof(acc_t) > 128 ? 128 : 512 / sizeof(acc_t);
   acc_t lanes[L];
   for (int j = 0; j < L; ++j) lanes[j] = init;
   int64_t i = 0;
