@@ -61,6 +61,8 @@ struct SumOp {
   void combine(A& a, const A& b) const { a += b; }
 };
 
+struct Mul { template <class A> A operator()(A a, A b) const { return a * b; } };
+
 // ---- folds with an associative binary op: prod, max/min values, any/all, inf-norms
 template <class T, class A, class F, class Map = Identity>
 struct FoldOp {
@@ -83,7 +85,6 @@ struct FoldOp {
   }
   void combine(A& a, const A& b) const { a = f(a, b); }
 };
-struct Mul { template <class A> A operator()(A a, A b) const { return a * b; } };
 struct Or { bool operator()(bool a, bool b) const { return a || b; } };
 struct And { bool operator()(bool a, bool b) const { return a && b; } };
 // NaN wins: once the accumulator is NaN nothing replaces it.
