@@ -323,10 +323,10 @@ void arg_impl(const Tensor& in, uint64_t mask, const Tensor& values, const Tenso
 
 // ---------------------------------------------------------------- sum / mean / prod
 
-Tensor sum_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+Tensor sum_all_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
   return sum_impl(self, make_dim_mask(self, std::nullopt), false, sum_result_dtype(self.scalar_type(), dtype), false);
 }
-Tensor sum_dim_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor sum_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return sum_impl(self, make_dim_mask(self, dim), keepdim, sum_result_dtype(self.scalar_type(), dtype), false);
 }
 Tensor mean_cpu(const Tensor& self, std::optional<ScalarType> dtype) {

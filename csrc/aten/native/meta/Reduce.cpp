@@ -25,10 +25,10 @@ static Tensor meta_result(const Tensor& self, uint64_t mask, bool keepdim, Scala
   return make_empty(reduced_shape(self.sizes(), mask, keepdim), self.options().with_dtype(dtype));
 }
 
-Tensor sum_meta(const Tensor& self, std::optional<ScalarType> dtype) {
+Tensor sum_all_meta(const Tensor& self, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, std::nullopt), false, sum_result_dtype(self.scalar_type(), dtype));
 }
-Tensor sum_dim_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor sum_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, dim), keepdim, sum_result_dtype(self.scalar_type(), dtype));
 }
 Tensor mean_meta(const Tensor& self, std::optional<ScalarType> dtype) {
