@@ -1,5 +1,7 @@
 #include "Allocator.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -49,10 +51,10 @@ class CPUCachingAllocator final : public Allocator {
       allocated_ += size;
     }
     if (!p) {
-      p = std::aligned_alloc(kAlignment, size);
+      p = system_alloc(size);
       if (!p) {
         cpuEmptyCacheLocked();
-        p = std::aligned_alloc(kAlignment, size);
+        p = system_alloc(size);
       }
       TL_CHECK(p != nullptr, "CPU out of memory: tried to allocate ", nbytes, " bytes");
     }
@@ -117,6 +119,20 @@ class CPUCachingAllocator final : public Allocator {
     size_t p = size_t(1) << (63 - __builtin_clzll(n - 1));
     size_t step = p / 8 < 4096 ? 4096 : p / 8;
     return (n + step - 1) / step * step;
+  }
+
+  // Large blocks are 2 MiB aligned and advised as huge pages (the kernel's THP
+  // mode is usually `madvise`): streaming kernels then take far fewer TLB
+  // misses and first-touch faults, as NumPy's large arrays do.
+  static constexpr size_t kHugePage = size_t(2) << 20;
+  static void* system_alloc(size_t size) {
+    if (size < 4 * kHugePage) return std::aligned_alloc(kAlignment, size);
+    size_t padded = (size + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, padded);
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, padded, MADV_HUGEPAGE);
+#endif
+    return p;
   }
 
   std::mutex mu_;
