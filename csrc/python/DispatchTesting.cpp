@@ -132,3 +132,14 @@ void tl_init_dispatch_testing(MethodTables& t) {
 }
 
 }  // namespace tl::python
+
+// The registration macros, as an out-of-tree library would use them: the
+// schema via TL_LIBRARY, a CPU kernel written without a DispatchKeySet
+// parameter via TL_LIBRARY_IMPL. Both also expose explicit init functions.
+#include "ops/mul.h"
+
+static c10::Tensor twice_cpu(const c10::Tensor& self) { return at::mul(self, c10::wrapped_scalar_tensor(2)); }
+
+TL_LIBRARY(_test_macro, m) { m.def("twice(Tensor self) -> Tensor"); }
+
+TL_LIBRARY_IMPL(_test_macro, CPU, m) { m.impl("twice", TL_KERNEL(twice_cpu)); }
