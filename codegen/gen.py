@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import jinja2  # noqa: E402
 
+from codegen.autograd import MissingHelper, autograd_info, known_helpers  # noqa: E402
 from codegen.formula import POINTWISE_FUNCTIONS, tokenize  # noqa: E402
 from codegen.model import (  # noqa: E402
     BaseType, CodegenError, FunctionSchema, ListType, NativeFunction, OptionalType,
@@ -114,6 +116,7 @@ class Op:
     cpp_name: str
     dispatch: list = field(default_factory=list)   # [(key, native kernel name or None for pointwise)]
     pointwise: object = None
+    autograd: object = None                        # codegen.autograd.AutogradInfo, when it gets an Autograd kernel
 
     @property
     def qualified(self):
@@ -140,6 +143,41 @@ class Op:
     def device_arg(self):
         a = self.schema.argument("device")
         return a.name if a is not None else None
+
+
+_NUMERIC_FAMILY = {"int64_t", "double", "bool", "at::Scalar", "at::IntArrayRef"}
+
+
+def _type_family(cpp_type: str) -> str:
+    t = cpp_type.replace("const ", "").replace("&", "").strip()
+    m = re.fullmatch(r"std::optional<(.*)>", t)
+    if m:
+        t = m.group(1)
+    return "number" if t in _NUMERIC_FAMILY else t
+
+
+def overloads_with_defaults(ops: list) -> set:
+    """C++ names whose overloads may all keep default arguments: no call with
+    some number of arguments could match two overloads whose leading parameter
+    types are the same or mutually convertible numbers."""
+    by_name: dict = {}
+    for o in ops:
+        by_name.setdefault(o.cpp_name, []).append(o)
+    ok = set()
+    for name, group in by_name.items():
+        ambiguous = False
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                ta = [cpp_arg_type(x.type) for x in a.cpp_args]
+                tb = [cpp_arg_type(x.type) for x in b.cpp_args]
+                ra = sum(1 for x in a.cpp_args if x.default is None)
+                rb = sum(1 for x in b.cpp_args if x.default is None)
+                for k in range(max(ra, rb), min(len(ta), len(tb)) + 1):
+                    if all(_type_family(x) == _type_family(y) for x, y in zip(ta[:k], tb[:k])):
+                        ambiguous = True
+        if not ambiguous:
+            ok.add(name)
+    return ok
 
 
 def cpp_params(op: Op, with_defaults: bool) -> str:
@@ -433,8 +471,26 @@ def pyi_def(op: Op, name: str, method: bool, out: Op | None) -> str:
 
 
 def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU", "Meta")) -> list[str]:
+    global _current_loc
     fns = load_native_functions(yaml_path, backends=backends)
     groups = build_ops(fns)
+    # Which generated header declares each C++ operator name, for formula includes.
+    header_of = {o.cpp_name: base for base, ops in groups.items() for o in ops}
+    helpers = known_helpers(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                         "csrc", "autograd", "FunctionsManual.h"))
+    # Developer escape hatch while writing helpers: such derivatives raise NotImplementedError at backward.
+    allow_missing = os.environ.get("TORCHLIKE_ALLOW_MISSING_BACKWARD") == "1"
+    for ops in groups.values():
+        for o in ops:
+            _current_loc = o.f.loc
+            try:
+                o.autograd = autograd_info(o, set(header_of), helpers, allow_missing,
+                                           warn=lambda m, o=o: print(f"warning: {o.f.loc}: {o.schema.name}: {m}",
+                                                                     file=sys.stderr))
+            except MissingHelper as e:
+                raise CodegenError(o.f.loc, f"{o.schema.name}: {e}") from e
+            except Exception as e:  # a formula the translator can't handle: name the entry
+                raise CodegenError(o.f.loc, f"{o.schema.name}: derivative formula: {e}") from e
     env = make_env()
     written: list[str] = []
     yaml_name = os.path.basename(yaml_path)
@@ -443,10 +499,12 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
     for base, ops in groups.items():
         entries = sorted({(str(o.f.func.name), o.f.loc.line) for o in ops}, key=lambda x: x[1])
         provenance = ", ".join(f"{n} ({yaml_name}:{ln})" for n, ln in entries)
-        # C++ defaults only where the C++ name is not overloaded (overloads + defaults get ambiguous).
-        counts: dict[str, int] = {}
-        for o in ops:
-            counts[o.cpp_name] = counts.get(o.cpp_name, 0) + 1
+        # C++ defaults only where no call could match two overloads.
+        with_defaults = overloads_with_defaults(ops)
+        counts = {o.cpp_name: (1 if o.cpp_name in with_defaults else 2) for o in ops}
+        ag_includes = sorted({header_of[n] for o in ops if o.autograd for n in o.autograd.includes if n in header_of}
+                             | ({"zeros"} if any(o.autograd and len(o.schema.returns) > 1 for o in ops) else set())
+                             - {base})
         natives = OrderedDict()
         for o in ops:
             for key, kernel in o.dispatch:
@@ -460,6 +518,7 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
                                    cname=f"py{'method' if method else 'fn'}_{module + '_' if module else ''}{pyname}"))
             all_python.append((module, pyname, method, entries_))
         ctx = dict(base=base, ops=ops, counts=counts, natives=list(natives), provenance=provenance,
+                   ag_includes=ag_includes, has_autograd=any(o.autograd for o in ops),
                    pointwise_info=pointwise_info, py_entries=py_entries, return_kind=return_kind,
                    template_name="")
         h = env.get_template("op.h.j2").render(ctx, template_name="codegen/templates/op.h.j2")

@@ -1,0 +1,249 @@
+"""Autograd codegen: from an entry's `derivatives:` formulas, the backward
+Node class and the Autograd-key kernel that records it.
+
+Formulas are written the way PyTorch writes them (`grad * self.cos()`,
+`grad.t().mm(mat2)`); here they become C++ over the operator API: method calls
+on expressions turn into `at::` calls (`at::cos(self)`), operator names are
+qualified, and the names a formula uses decide what the node saves — a whole
+tensor, only its metadata (sizes, dtype) or a plain value.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from codegen.formula import METADATA_METHODS, check_derivative_formula, tokenize, uses_only_sizes
+from codegen.model import BaseType, ListType, OptionalType
+
+_IDENT = re.compile(r"[A-Za-z_][\w:]*$")
+
+
+def _camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+
+
+def _primary_start(toks: list[str], end: int) -> int:
+    """Index where the primary expression ending at toks[end] starts
+    (identifier, call f(...), index a[...], parenthesised (...), with :: chains)."""
+    i = end
+    while True:
+        t = toks[i]
+        if t in (")", "]"):
+            opener = "(" if t == ")" else "["
+            depth = 0
+            while i >= 0:
+                if toks[i] in (")", "]"):
+                    depth += 1
+                elif toks[i] in ("(", "["):
+                    depth -= 1
+                    if depth == 0:
+                        break
+                i -= 1
+            assert toks[i] == opener, "unbalanced formula"
+            if i > 0 and (_IDENT.match(toks[i - 1]) or toks[i - 1] in (")", "]")):
+                i -= 1
+                continue
+            return i
+        if _IDENT.match(t):
+            if i >= 2 and toks[i - 1] == "::":
+                i -= 2
+                continue
+            return i
+        return end
+
+
+def known_helpers(header: str) -> set[str]:
+    """Backward helpers declared in csrc/autograd/FunctionsManual.h (namespace generated)."""
+    try:
+        text = open(header).read()
+    except FileNotFoundError:
+        return set()
+    body = text.split("namespace generated {", 1)[-1]
+    return set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", body, flags=re.M))
+
+
+def called_functions(formula: str) -> set[str]:
+    """Names called as free functions in a formula (not methods, not qualified)."""
+    toks = tokenize(formula)
+    return {t for i, t in enumerate(toks) if i + 1 < len(toks) and toks[i + 1] == "(" and _IDENT.match(t)
+            and (i == 0 or toks[i - 1] not in (".", "::", "->")) and "::" not in t}
+
+
+def translate(formula: str, op_names: set[str]) -> tuple[str, set[str]]:
+    """C++ for a formula, and the operator names it calls (for includes)."""
+    toks = tokenize(formula)
+    used: set[str] = set()
+    changed = True
+    while changed:  # rewrite one `<expr>.method(` at a time, innermost receivers first
+        changed = False
+        for k in range(1, len(toks) - 2):
+            if toks[k] == "." and toks[k + 2] == "(" and toks[k + 1] in op_names \
+                    and toks[k + 1] not in METADATA_METHODS:
+                start = _primary_start(toks, k - 1)
+                recv = toks[start:k]
+                method = toks[k + 1]
+                has_args = toks[k + 3] != ")"
+                toks = toks[:start] + ["at::" + method, "("] + recv + ([","] if has_args else []) + toks[k + 3:]
+                used.add(method)
+                changed = True
+                break
+    out = []
+    for i, t in enumerate(toks):
+        prev = toks[i - 1] if i else ""
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if t in op_names and nxt == "(" and prev not in (".", "::") and not t.startswith("at::"):
+            out.append("at::" + t)
+            used.add(t)
+        else:
+            out.append(t)
+            if t.startswith("at::"):
+                used.add(t[4:])
+    text = " ".join(out)
+    text = re.sub(r"\s*(::|\.)\s*", r"\1", text)
+    text = re.sub(r"(\w)\s+\(", r"\1(", text)
+    text = re.sub(r"\(\s+", "(", text)
+    text = re.sub(r"\s+\)", ")", text)
+    text = re.sub(r"\s+,", ",", text)
+    return text, used
+
+
+# C++ member type used to store a non-tensor argument in a node.
+def _stored_type(t) -> tuple[str, str]:
+    """(member type, expression turning the member into the argument's C++ type)."""
+    if isinstance(t, BaseType):
+        return {
+            "int": ("int64_t", "{}"), "SymInt": ("int64_t", "{}"), "float": ("double", "{}"), "bool": ("bool", "{}"),
+            "Scalar": ("at::Scalar", "{}"), "ScalarType": ("at::ScalarType", "{}"), "str": ("std::string", "std::string_view({})"),
+            "Layout": ("at::Layout", "{}"), "Device": ("at::Device", "{}"), "MemoryFormat": ("at::MemoryFormat", "{}"),
+        }[t.name]
+    if isinstance(t, ListType) and t.elem.base.name in ("int", "SymInt"):
+        return "std::vector<int64_t>", "at::IntArrayRef({})"
+    if isinstance(t, OptionalType):
+        if isinstance(t.elem, ListType) and t.elem.elem.base.name in ("int", "SymInt"):
+            return ("std::optional<std::vector<int64_t>>",
+                    "({0} ? std::optional<at::IntArrayRef>(at::IntArrayRef(*{0})) : std::nullopt)")
+        if isinstance(t.elem, BaseType) and t.elem.name == "str":
+            return ("std::optional<std::string>",
+                    "({0} ? std::optional<std::string_view>(*{0}) : std::nullopt)")
+        inner, _ = _stored_type(t.elem)
+        return f"std::optional<{inner}>", "{}"
+    raise KeyError(str(t))
+
+
+def _store_expr(t, name: str) -> str:
+    if isinstance(t, ListType):
+        return f"{name}.vec()"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType):
+        return f"({name} ? std::optional<std::vector<int64_t>>({name}->vec()) : std::nullopt)"
+    if isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == "str":
+        return f"({name} ? std::optional<std::string>(std::string(*{name})) : std::nullopt)"
+    if isinstance(t, BaseType) and t.name == "str":
+        return f"std::string({name})"
+    return name
+
+
+@dataclass
+class AutogradInfo:
+    node: str                     # display name, PyTorch's: AddBackward0
+    cls: str                      # C++ class, unique per overload
+    kind: str                     # functional | inplace | out | none
+    diff_args: list = field(default_factory=list)     # tensor args with an edge, in edge order
+    formulas: list = field(default_factory=list)      # [(edge index, arg name, C++ or None)]
+    saved_tensors: list = field(default_factory=list)  # [(name, is_output, clone_before_inplace)]
+    saved_meta: list = field(default_factory=list)     # tensor args whose metadata only is saved
+    saved_values: list = field(default_factory=list)   # [(name, member type, store expr, use expr)]
+    result_names: list = field(default_factory=list)   # local names for outputs (result / result0..)
+    differentiable_outputs: list = field(default_factory=list)  # output indices that get history
+    includes: set = field(default_factory=set)
+    is_view: bool = False
+    uses_grads: bool = False
+
+
+def _is_tensor(t) -> bool:
+    return t == BaseType("Tensor") or t == OptionalType(BaseType("Tensor"))
+
+
+CXX_CALLABLE = {"static_cast", "std"}
+
+
+class MissingHelper(Exception):
+    pass
+
+
+def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
+                  allow_missing: bool = False, warn=None) -> AutogradInfo | None:
+    """None when the op needs no autograd kernel (no tensor in, no tensor out,
+    or CompositeImplicitAutograd: its parts record the graph)."""
+    f, s = op.f, op.schema
+    if any(k == "CompositeImplicitAutograd" for k, _ in f.dispatch) and op.pointwise is None:
+        return None
+    tensor_args = [a for a in s.arguments if _is_tensor(a.type) and not (a.is_write and a.kwarg_only)]
+    rets = s.returns
+    if not tensor_args or not rets or not all(r.type == BaseType("Tensor") for r in rets):
+        return None
+    base = s.name.name.rstrip("_") if s.name.inplace else s.name.name
+    info = AutogradInfo(node=_camel(base) + "Backward0", cls=op.ident + "_Node", kind=op.kind)
+    if op.kind == "out":
+        info.diff_args = tensor_args
+        return info
+    diff = f.output_differentiability or tuple(True for _ in rets)
+    if not any(diff):
+        return None
+    info.differentiable_outputs = [i for i, d in enumerate(diff) if d]
+    info.result_names = ["result"] if len(rets) == 1 else [f"result{i}" for i in range(len(rets))]
+    named = {r.name: f"result{i}" for i, r in enumerate(rets) if r.name and len(rets) > 1}
+    info.is_view = "view" in f.tags or (len(rets) == 1 and rets[0].annotation is not None
+                                         and not rets[0].annotation.is_write)
+    info.diff_args = tensor_args
+    derivs = dict(f.derivatives)
+    arg_names = {a.name for a in s.arguments}
+    saved_t, saved_m, saved_v = {}, set(), {}
+    for idx, a in enumerate(tensor_args):
+        formula = derivs.get(a.name)
+        if formula is None:
+            info.formulas.append((idx, a.name, None))
+            continue
+        text = formula
+        for rname, local in named.items():  # named returns -> result0/result1
+            text = re.sub(rf"\b{rname}\b", local, text)
+        used = check_derivative_formula(text, arg_names, len(rets))
+        if helpers is not None:
+            unknown = called_functions(text) - op_names - helpers - CXX_CALLABLE
+            if unknown:
+                msg = (f"formula for '{a.name}' calls {', '.join(sorted(unknown))}, which is neither an "
+                       f"operator nor a helper declared in csrc/autograd/FunctionsManual.h")
+                if not allow_missing:
+                    raise MissingHelper(msg)
+                if warn:
+                    warn(msg)
+                info.formulas.append((idx, a.name, None))  # raises NotImplementedError at backward
+                continue
+        cpp, ops_used = translate(text, op_names)
+        info.includes |= ops_used
+        if "grads" in tokenize(text):
+            info.uses_grads = True
+        for name in used:
+            if name == "result" or re.fullmatch(r"result\d+", name):
+                saved_t[name] = (name, True, False)
+                continue
+            arg = s.argument(name)
+            if arg is None:
+                continue
+            if _is_tensor(arg.type):
+                if uses_only_sizes(text, name) and name not in saved_t:
+                    saved_m.add(name)
+                else:
+                    # In-place ops overwrite self: save a copy of its old value.
+                    clone = op.kind == "inplace" and arg.is_write
+                    saved_t[name] = (name, False, clone)
+                    saved_m.discard(name)
+            elif isinstance(arg.type, ListType) and arg.type.elem.base.name == "Tensor":
+                return None  # tensor-list formulas are not supported yet
+            else:
+                mtype, use = _stored_type(arg.type)
+                saved_v[name] = (name, mtype, _store_expr(arg.type, name), use.format(name + "_"))
+        info.formulas.append((idx, a.name, cpp))
+    info.saved_tensors = list(saved_t.values())
+    info.saved_meta = sorted(saved_m)
+    info.saved_values = list(saved_v.values())
+    return info

@@ -1,0 +1,46 @@
+#include "Node.h"
+
+#include <atomic>
+#include "AutogradMeta.h"
+#include "ops/add.h"
+#include "ops/clone.h"
+
+namespace torchlike::autograd {
+
+uint64_t next_sequence_nr() {
+  static std::atomic<uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed);
+}
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) { set_num_inputs(1); }
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor g = grads.empty() ? Tensor() : grads[0];
+  if (!g.defined()) return {};
+  AutogradMeta* meta = get_autograd_meta(variable_);
+  for (auto& h : meta->leaf_hooks.items) {
+    Tensor r = h.second(g);
+    if (r.defined()) g = r;
+  }
+  Tensor& grad = meta->grad;
+  if (!grad.defined()) {
+    // Steal the incoming gradient only when nothing else holds it and it is a
+    // plain dense tensor; otherwise a later in-place accumulation would write
+    // into someone else's memory (or into an expanded, self-overlapping view).
+    bool steal = !is_grad_enabled() && g.use_count() <= 2 && g.is_contiguous() && requires_grad(g) == false &&
+                 get_autograd_meta(g) == nullptr;
+    grad = steal ? g : at::clone(g, std::nullopt);
+  } else if (is_grad_enabled()) {
+    grad = at::add(grad, g, 1);  // create_graph: keep the graph of the accumulated gradient
+  } else {
+    at::add_(grad, g, 1);
+  }
+  return {};
+}
+
+variable_list NotImplementedNode::apply(variable_list&&) {
+  TL_CHECK_NOT_IMPLEMENTED(false, "the derivative for '", op_, "' is not implemented.");
+  return {};
+}
+
+}  // namespace torchlike::autograd
