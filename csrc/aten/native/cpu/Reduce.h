@@ -223,52 +223,86 @@ inline int64_t kept_offset(const ReducePlan& P, int64_t o, int skip_last) {
 }
 }  // namespace detail
 
+namespace detail {
+// The per-range work of reduce_kernel, out of line. parallel_for inlines its
+// body twice (serial fallback and OpenMP region), so bodies passed to it are
+// one-line calls into these; otherwise every (dtype, op, writer) combination
+// compiled each loop several times over.
+template <class T, class Op, class Write>
+struct ReduceDriver {
+  using acc_t = typename Op::acc_t;
+  static constexpr int64_t W = Op::kRowBlock;
+  const ReducePlan& P;
+  const T* in;
+  const Op& op;
+  const Write& write;
+  bool rows;
+  int64_t kin, nblk;
+
+  // One task: a block of up to W rows-path outputs, or one output.
+  void run_task(int64_t t, int64_t rb, int64_t re, acc_t* dst) const {
+    if (rows) {
+      int64_t ob = t / nblk, j0 = (t % nblk) * W, w = std::min(W, kin - j0);
+      const T* base = in + kept_offset(P, ob, 1) + j0;
+      reduce_rows(P, op, base, w, rb, re, dst);
+    } else {
+      dst[0] = reduce_runs(P, op, in + kept_offset(P, t, 0), rb, re);
+    }
+  }
+  int64_t task_first_output(int64_t t) const { return rows ? (t / nblk) * kin + (t % nblk) * W : t; }
+  int64_t task_width(int64_t t) const { return rows ? std::min(W, kin - (t % nblk) * W) : (int64_t)1; }
+
+  // Whole tasks [b, e), written straight to the output.
+  __attribute__((noinline)) void tasks(int64_t b, int64_t e) const {
+    acc_t buf[W];
+    for (int64_t t = b; t < e; ++t) {
+      run_task(t, 0, P.reduce_numel, buf);
+      int64_t o0 = task_first_output(t), w = task_width(t);
+      for (int64_t j = 0; j < w; ++j) write(o0 + j, buf[j]);
+    }
+  }
+  // Parts [pb, pe) of the reduced range split `parts` ways, every task each.
+  __attribute__((noinline)) void partials(int64_t pb, int64_t pe, int64_t parts, int64_t ntasks, acc_t* partial) const {
+    const int64_t nred = P.reduce_numel, nout = P.num_outputs;
+    for (int64_t p = pb; p < pe; ++p) {
+      int64_t rb = nred * p / parts, re = nred * (p + 1) / parts;
+      for (int64_t t = 0; t < ntasks; ++t) run_task(t, rb, re, &partial[(size_t)(p * nout + task_first_output(t))]);
+    }
+  }
+  __attribute__((noinline)) void empty(int64_t b, int64_t e) const {
+    for (int64_t o = b; o < e; ++o) write(o, op.identity());
+  }
+};
+}  // namespace detail
+
 // Runs the reduction; write(o, acc) stores output o.
 template <class T, class Op, class Write>
 void reduce_kernel(const ReducePlan& P, const T* in, const Op& op, const Write& write) {
   using acc_t = typename Op::acc_t;
   const int64_t nout = P.num_outputs, nred = P.reduce_numel;
   if (nout == 0) return;
-  if (nred == 0) {
-    parallel_for(0, nout, kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) write(o, op.identity());
-    });
-    return;
-  }
   constexpr int64_t W = Op::kRowBlock;
   const int nk = (int)P.ksize.size();
-  const bool rows = !P.rsize.empty() && P.rstride.back() != 1 && nk > 0 && P.kstride.back() == 1;
+  const bool rows = nred != 0 && !P.rsize.empty() && P.rstride.back() != 1 && nk > 0 && P.kstride.back() == 1;
   const int64_t kin = rows ? P.ksize.back() : 1;
   const int64_t nblk = (kin + W - 1) / W;
+  const detail::ReduceDriver<T, Op, Write> d{P, in, op, write, rows, kin, nblk};
+  if (nred == 0) {
+    parallel_for(0, nout, kGrainSize, [&](int64_t b, int64_t e) { d.empty(b, e); });
+    return;
+  }
   const int64_t outer = nout / kin;
   const int64_t tasks = rows ? outer * nblk : nout;
   const int nt = get_num_threads();
   const bool big = nout * nred > kGrainSize && !in_parallel_region();
-
-  // One task: a block of up to W rows-path outputs, or one output.
-  auto run_task = [&](int64_t t, int64_t rb, int64_t re, acc_t* dst) {
-    if (rows) {
-      int64_t ob = t / nblk, j0 = (t % nblk) * W, w = std::min(W, kin - j0);
-      const T* base = in + detail::kept_offset(P, ob, 1) + j0;
-      detail::reduce_rows(P, op, base, w, rb, re, dst);
-    } else {
-      dst[0] = detail::reduce_runs(P, op, in + detail::kept_offset(P, t, 0), rb, re);
-    }
-  };
-  auto task_first_output = [&](int64_t t) { return rows ? (t / nblk) * kin + (t % nblk) * W : t; };
-  auto task_width = [&](int64_t t) { return rows ? std::min(W, kin - (t % nblk) * W) : (int64_t)1; };
 
   if (big && nt > 1 && tasks < 4 * nt && nred >= 4 * 4096) {
     // Few outputs, long reductions: split the reduced range across threads.
     int64_t parts = nt;
     // not std::vector: vector<bool> has no addressable elements
     std::unique_ptr<acc_t[]> partial(new acc_t[(size_t)(parts * nout)]);
-    parallel_for(0, parts, 1, [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) {
-        int64_t rb = nred * p / parts, re = nred * (p + 1) / parts;
-        for (int64_t t = 0; t < tasks; ++t) run_task(t, rb, re, &partial[(size_t)(p * nout + task_first_output(t))]);
-      }
-    });
+    acc_t* pp = partial.get();
+    parallel_for(0, parts, 1, [&](int64_t pb, int64_t pe) { d.partials(pb, pe, parts, tasks, pp); });
     for (int64_t o = 0; o < nout; ++o) {
       acc_t a = partial[(size_t)o];
       for (int64_t p = 1; p < parts; ++p) op.combine(a, partial[(size_t)(p * nout + o)]);
@@ -278,22 +312,20 @@ void reduce_kernel(const ReducePlan& P, const T* in, const Op& op, const Write& 
   }
   int64_t per_task = std::max<int64_t>(1, nred * (rows ? W : 1));
   int64_t grain = big ? std::max<int64_t>(1, kGrainSize / per_task) : tasks;
-  parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
-    acc_t buf[W];
-    for (int64_t t = b; t < e; ++t) {
-      run_task(t, 0, nred, buf);
-      int64_t o0 = task_first_output(t), w = task_width(t);
-      for (int64_t j = 0; j < w; ++j) write(o0 + j, buf[j]);
-    }
-  });
+  parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) { d.tasks(b, e); });
 }
 
 // ---- building blocks ops share
 
 // Sum of f(p[i*stride]) for i < n, pairwise over blocks of kBlock elements,
 // each block folded into L independent lanes so the contiguous case vectorises.
+// lane_sum and lane_fold are kept out of line: their unrolled/vectorised lane
+// loops are most of an op's code, and inlined they were copied into every
+// call site (each level of the pairwise recursion, each loop shape of
+// reduce_runs), which made the reduction TUs the slowest files to compile.
+// One call per block of up to 4096 elements (or per run) costs nothing.
 template <class acc_t, class T, class F>
-inline acc_t lane_sum(const T* p, int64_t stride, int64_t n, const F& f) {
+__attribute__((noinline)) acc_t lane_sum(const T* p, int64_t stride, int64_t n, const F& f) {
   constexpr int L = 512 / sizeof(acc_t);  // 8 vector registers of independent partial sums
   acc_t lanes[L];
   for (int j = 0; j < L; ++j) lanes[j] = acc_t(0);
@@ -321,7 +353,7 @@ acc_t pairwise_sum(const T* p, int64_t stride, int64_t n, const F& f) {
 
 // Fold n elements with a binary op in L lanes (prod, max, min, any, all).
 template <class acc_t, class T, class F, class Map>
-inline acc_t lane_fold(const T* p, int64_t stride, int64_t n, acc_t init, const F& f, const Map& m) {
+__attribute__((noinline)) acc_t lane_fold(const T* p, int64_t stride, int64_t n, acc_t init, const F& f, const Map& m) {
   constexpr int L = 512 / sizeof(acc_t) > 128 ? 128 : 512 / sizeof(acc_t);
   acc_t lanes[L];
   for (int j = 0; j < L; ++j) lanes[j] = init;
