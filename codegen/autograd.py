@@ -65,8 +65,15 @@ def known_helpers(header: str) -> set[str]:
 def called_functions(formula: str) -> set[str]:
     """Names called as free functions in a formula (not methods, not qualified)."""
     toks = tokenize(formula)
-    return {t for i, t in enumerate(toks) if i + 1 < len(toks) and toks[i + 1] == "(" and _IDENT.match(t)
-            and (i == 0 or toks[i - 1] not in (".", "::", "->")) and "::" not in t}
+    names = set()
+    for i, t in enumerate(toks):
+        if i + 1 < len(toks) and toks[i + 1] == "(" and _IDENT.match(t) and (i == 0 or toks[i - 1] not in (".", "->")):
+            qualified_by = toks[i - 2] if i >= 2 and toks[i - 1] == "::" else None
+            if qualified_by == "at":
+                names.add(t)  # an explicit at:: call must still name an operator
+            elif qualified_by is None:
+                names.add(t)
+    return names
 
 
 def translate(formula: str, op_names: set[str]) -> tuple[str, set[str]]:
@@ -180,6 +187,10 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
     tensor_args = [a for a in s.arguments if _is_tensor(a.type) and not (a.is_write and a.kwarg_only)]
     rets = s.returns
     if not tensor_args or not rets or not all(r.type == BaseType("Tensor") for r in rets):
+        return None
+    # Factories and random fills: tensor inputs only lend shape/dtype (*_like)
+    # or are overwritten; nothing flows back through them.
+    if not f.derivatives and ({"factory", "random"} & set(f.tags)):
         return None
     base = s.name.name.rstrip("_") if s.name.inplace else s.name.name
     info = AutogradInfo(node=_camel(base) + "Backward0", cls=op.ident + "_Node", kind=op.kind)

@@ -504,6 +504,8 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
         counts = {o.cpp_name: (1 if o.cpp_name in with_defaults else 2) for o in ops}
         ag_includes = sorted({header_of[n] for o in ops if o.autograd for n in o.autograd.includes if n in header_of}
                              | ({"zeros"} if any(o.autograd and len(o.schema.returns) > 1 for o in ops) else set())
+                             | ({"clone"} if any(o.autograd and any(c for _, _, c in o.autograd.saved_tensors)
+                                                 for o in ops) else set())
                              - {base})
         natives = OrderedDict()
         for o in ops:

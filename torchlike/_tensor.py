@@ -156,6 +156,19 @@ class Tensor(_C.TensorBase):
 
     __hash__ = _C.TensorBase.__hash__
 
+    # ---- autograd
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' .grad."""
+        from torchlike import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def register_hook(self, hook):
+        """hook(grad) -> Tensor or None, called when the gradient for this tensor
+        is computed; a returned tensor replaces the gradient."""
+        from torchlike.autograd._hooks import RemovableHandle
+        hid, leaf = self._register_hook(hook)
+        return RemovableHandle(lambda: self._remove_hook(hid, leaf))
+
 
 _LEGACY_TYPE_NAMES = {
     _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor", _C.bfloat16: "BFloat16Tensor",

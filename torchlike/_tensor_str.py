@@ -247,7 +247,7 @@ def _str(self, *, tensor_contents=None):
     grad_fn = getattr(self, "grad_fn", None)
     if grad_fn is not None:
         name = type(grad_fn).__name__
-        if hasattr(grad_fn, "name") and name in ("CppFunction", "Node"):
+        if hasattr(grad_fn, "name") and name in ("CppFunction", "Node", "_Node"):
             name = grad_fn.name().rsplit("::", 1)[-1]
         suffixes.append(f"grad_fn=<{name}>")
     elif getattr(self, "requires_grad", False):

@@ -20,6 +20,8 @@ namespace tl::python {
 extern std::vector<PyMethodDef>* g_extra_tensor_methods;
 void tl_init_tensor_new(MethodTables& t, PyObject* tensor_type);
 void tl_init_dispatch_testing(MethodTables& t);
+void tl_init_autograd(MethodTables& t);
+void tl_init_autograd_types(PyObject* module);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -195,12 +197,14 @@ static PyObject* init_module() {
   tl_register_all_generated_python(*tables);
   tl_init_tensor_new(*tables, nullptr);
   tl_init_dispatch_testing(*tables);
+  tl_init_autograd(*tables);
   g_extra_tensor_methods = &tables->methods;
 
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   init_object_types(m);
   tl_init_tensor_new(*new MethodTables(), (PyObject*)&TensorBaseType);  // attaches __array_interface__
+  tl_init_autograd_types(m);
 
   // Function namespaces: _VariableFunctions (torchlike.*), _nn, _linalg, _special.
   std::map<std::string, std::vector<PyMethodDef>> by_module;
