@@ -2,23 +2,26 @@
 // outer and nn.linear, written over mm/bmm/dot/mv/addmm so every backend with
 // those kernels (and Meta) gets them.
 //
-// The geometry helpers below (expand, reshape, transpose, squeeze) make views
-// with make_view directly because the view operators are not in the YAML yet.
-// NOTE for autograd: once at::expand / at::reshape / at::t / at::view exist,
-// swap these helpers for them so gradients flow through the views.
+// All geometry goes through the view operators (expand, reshape, view,
+// squeeze, transpose), so autograd records every step and gradients flow
+// back through matmul's internal folding and broadcasting.
 #include "../../TensorIterator.h"
-#include "../Copy.h"
 #include "ops/addmm.h"
 #include "ops/add.h"
 #include "ops/bmm.h"
 #include "ops/dot.h"
+#include "ops/expand.h"
 #include "ops/linear.h"
 #include "ops/matmul.h"
 #include "ops/mm.h"
 #include "ops/mul.h"
 #include "ops/mv.h"
 #include "ops/outer.h"
+#include "ops/reshape.h"
+#include "ops/squeeze.h"
+#include "ops/transpose.h"
 #include "ops/unsqueeze.h"
+#include "ops/view.h"
 
 namespace at::native {
 namespace {
@@ -29,67 +32,8 @@ int64_t prod(IntArrayRef s) {
   return n;
 }
 
-// Broadcast t (aligned right) to `sizes`: new and size-1 dims get stride 0.
-Tensor expand_to(const Tensor& t, IntArrayRef sizes) {
-  const int64_t nd = (int64_t)sizes.size(), lead = nd - t.dim();
-  DimVector st(sizes.size(), 0);
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    int64_t s = t.sizes()[i];
-    TL_CHECK(s == sizes[lead + i] || s == 1, "The expanded size of the tensor (", sizes[lead + i],
-             ") must match the existing size (", s, ") at non-singleton dimension ", lead + i);
-    st[lead + i] = s == 1 ? 0 : t.strides()[i];
-  }
-  return make_view(t, sizes, IntArrayRef(st.data(), st.size()), t.storage_offset());
-}
-
-// Strides that view t's elements with shape `sizes` without copying, if any
-// (PyTorch's computeStride: each run of merged dims must be uniformly strided).
-bool view_strides(const Tensor& t, IntArrayRef sizes, DimVector& out) {
-  out = DimVector(sizes.size(), 0);
-  if (t.numel() == 0) {
-    out = c10::contiguousStrides(sizes);
-    return true;
-  }
-  IntArrayRef os = t.sizes(), ost = t.strides();
-  int64_t view_d = (int64_t)sizes.size() - 1;
-  int64_t chunk_base_stride = ost.size() ? ost.back() : 1;
-  int64_t tensor_numel = 1, view_numel = 1;
-  for (int64_t d = (int64_t)os.size() - 1; d >= 0; --d) {
-    tensor_numel *= os[d];
-    if (d == 0 || (os[d - 1] != 1 && ost[d - 1] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || sizes[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base_stride;
-        view_numel *= sizes[view_d];
-        --view_d;
-      }
-      if (view_numel != tensor_numel) return false;
-      if (d > 0) {
-        chunk_base_stride = ost[d - 1];
-        tensor_numel = 1;
-        view_numel = 1;
-      }
-    }
-  }
-  return view_d == -1;
-}
-
-// A view with `sizes` when the layout allows, else a contiguous copy's view.
-Tensor reshape_to(const Tensor& t, IntArrayRef sizes) {
-  DimVector st;
-  if (view_strides(t, sizes, st)) return make_view(t, sizes, IntArrayRef(st.data(), st.size()), t.storage_offset());
-  Tensor c = contiguous(t);
-  DimVector cs = c10::contiguousStrides(sizes);
-  return make_view(c, sizes, IntArrayRef(cs.data(), cs.size()), c.storage_offset());
-}
-
 // The last two dims swapped (t() for a matrix; a 1-D tensor is returned as is).
-Tensor transpose_last2(const Tensor& t) {
-  if (t.dim() < 2) return t;
-  DimVector sz(t.sizes()), st(t.strides());
-  std::swap(sz[t.dim() - 1], sz[t.dim() - 2]);
-  std::swap(st[t.dim() - 1], st[t.dim() - 2]);
-  return make_view(t, IntArrayRef(sz.data(), sz.size()), IntArrayRef(st.data(), st.size()), t.storage_offset());
-}
+Tensor transpose_last2(const Tensor& t) { return t.dim() < 2 ? t : at::transpose(t, -2, -1); }
 
 }  // namespace
 
@@ -102,8 +46,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (d1 == 2 && d2 == 2) return at::mm(self, other);
   if (d1 == 1 && d2 == 2) {
     // (k) @ (k, p): a (1, k) row times the matrix, the 1 removed.
-    Tensor r = at::mm(at::unsqueeze(self, 0), other);
-    return make_view(r, r.sizes().slice(1), r.strides().slice(1), r.storage_offset());
+    return at::squeeze(at::mm(at::unsqueeze(self, 0), other), 0);
   }
   if (d1 >= 3 && d2 <= 2) {
     // (..., n, k) @ (k[, p]): fold the batch dims into the rows, one mm
@@ -111,11 +54,10 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     const int64_t k = self.sizes()[d1 - 1];
     DimVector out_sizes(self.sizes().slice(0, d1 - 1));
     int64_t fsz[2] = {prod(out_sizes), k};
-    Tensor folded = reshape_to(self, IntArrayRef(fsz, 2));
+    Tensor folded = at::reshape(self, IntArrayRef(fsz, 2));
     Tensor r = d2 == 2 ? at::mm(folded, other) : at::mv(folded, other);
     if (d2 == 2) out_sizes.push_back(other.sizes()[1]);
-    DimVector cs = c10::contiguousStrides(IntArrayRef(out_sizes.data(), out_sizes.size()));
-    return make_view(r, IntArrayRef(out_sizes.data(), out_sizes.size()), IntArrayRef(cs.data(), cs.size()), 0);
+    return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
   }
   // Batched: broadcast the batch dims, one bmm over (B, n, k) @ (B, k, p).
   // A 1-D operand is a row (self) or column (other) whose dim is dropped after.
@@ -132,17 +74,16 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     DimVector full(batch);
     full.push_back(rows);
     full.push_back(cols);
-    Tensor e = expand_to(m, IntArrayRef(full.data(), full.size()));
+    Tensor e = at::expand(m, IntArrayRef(full.data(), full.size()));
     int64_t s3[3] = {B, rows, cols};
-    return reshape_to(e, IntArrayRef(s3, 3));
+    return at::reshape(e, IntArrayRef(s3, 3));
   };
   Tensor r = at::bmm(prepare(self, n, k1, true), prepare(other, k2, p, false));
 
   DimVector out_sizes(batch);
   if (d1 > 1) out_sizes.push_back(n);
   if (d2 > 1) out_sizes.push_back(p);
-  DimVector cs = c10::contiguousStrides(IntArrayRef(out_sizes.data(), out_sizes.size()));
-  return make_view(r, IntArrayRef(out_sizes.data(), out_sizes.size()), IntArrayRef(cs.data(), cs.size()), 0);
+  return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
@@ -157,18 +98,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   if (has_bias && weight.dim() == 2 && input.dim() >= 2) {
     // y = bias + x @ W^T in one addmm (bias added inside the gemm's beta
     // pass); batch dims of x fold into rows when they are viewable.
-    if (input.dim() == 2) return at::addmm(*bias, input, wt);
-    DimVector st;
+    if (input.dim() == 2) return at::addmm(*bias, input, wt, 1, 1);
     const int64_t k = input.sizes()[input.dim() - 1];
     DimVector out_sizes(input.sizes().slice(0, input.dim() - 1));
     int64_t fsz[2] = {prod(out_sizes), k};
-    if (view_strides(input, IntArrayRef(fsz, 2), st)) {
-      Tensor folded = make_view(input, IntArrayRef(fsz, 2), IntArrayRef(st.data(), st.size()), input.storage_offset());
-      Tensor r = at::addmm(*bias, folded, wt);
-      out_sizes.push_back(r.sizes()[1]);
-      DimVector cs = c10::contiguousStrides(IntArrayRef(out_sizes.data(), out_sizes.size()));
-      return make_view(r, IntArrayRef(out_sizes.data(), out_sizes.size()), IntArrayRef(cs.data(), cs.size()), 0);
-    }
+    Tensor r = at::addmm(*bias, at::reshape(input, IntArrayRef(fsz, 2)), wt, 1, 1);
+    out_sizes.push_back(r.sizes()[1]);
+    return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
   }
   Tensor r = at::matmul(input, wt);
   return has_bias ? at::add(r, *bias) : r;
