@@ -12,6 +12,7 @@ for an unchanged entry.
 from __future__ import annotations
 
 import argparse
+import keyword
 import os
 import re
 import sys
@@ -448,6 +449,8 @@ def pyi_def(op: Op, name: str, method: bool, out: Op | None) -> str:
             parts.append("*")
             star = True
         pname = "input" if a.name == "self" else a.name
+        if keyword.iskeyword(pname):  # uniform_(from=...) is fine as **kwargs, not as a stub parameter
+            pname += "_"
         t = pyi_type(a.type)
         if a.type == BaseType("Tensor") and a.name != "self":
             t = "Union[Tensor, Number]"

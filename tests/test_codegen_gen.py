@@ -106,3 +106,19 @@ def test_errors_stop_generation_with_file_and_line(yaml_copy, tmp_path, capsys, 
     # The command-line entry point prints the same and exits non-zero.
     assert main(["--yaml", str(yaml_copy), "--out", str(tmp_path / "gen2")]) == 1
     assert f"{yaml_copy}:{line}:" in capsys.readouterr().err
+
+
+def test_generated_stub_is_valid_python_naming_every_function():
+    import ast
+    import torchlike
+    stub = os.path.join(ROOT, "torchlike", "_C", "__init__.pyi")
+    tree = ast.parse(read(stub))
+    fns = {n.name for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "_VariableFunctionsClass"
+           for n in c.body if isinstance(n, ast.FunctionDef)}
+    for name in ("add", "exp", "sum", "matmul", "zeros", "where", "clamp"):
+        assert name in fns, name
+    # The names the stub imports exist.
+    import torchlike.types as t
+    for alias in ("Number", "_int", "_float", "_bool", "_dtype", "_layout", "DeviceLikeType", "memory_format"):
+        assert hasattr(t, alias)
+    assert torchlike.Generator
