@@ -335,12 +335,12 @@ def test_new_methods():
 def test_requires_grad_keyword_accepted():
     t = tl.zeros(2, requires_grad=False)
     assert tuple(t.shape) == (2,)
-    t = tl.tensor([1.0], requires_grad=False)
-    if hasattr(t, "requires_grad_"):
-        assert tl.ones(2, requires_grad=True).requires_grad
-    else:
-        with pytest.raises(NotImplementedError, match="autograd"):
-            tl.ones(2, requires_grad=True)
+    assert not tl.tensor([1.0], requires_grad=False).requires_grad
+    for t in (tl.ones(2, requires_grad=True), tl.tensor([1.0, 2.0], requires_grad=True),
+              tl.zeros_like(tl.ones(2), requires_grad=True), tl.randn(3, requires_grad=True)):
+        assert t.requires_grad and t.is_leaf and t.grad_fn is None
+    with pytest.raises(RuntimeError, match="floating point"):
+        tl.zeros(2, dtype=tl.int64, requires_grad=True)
 
 
 def test_out_variants():
