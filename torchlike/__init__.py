@@ -5,11 +5,25 @@
 import ctypes as _ctypes
 import os as _os
 
-# OpenBLAS must be in the process before _C resolves its symbols (the rpath
-# covers installed layouts; this covers editable installs and moved trees).
-import scipy_openblas32 as _ob
 
-_ctypes.CDLL(_os.path.join(_ob.get_lib_dir(), _ob.get_library(True)), _ctypes.RTLD_GLOBAL)
+
+def _load_openblas():
+    """OpenBLAS must be in the process before _C resolves its symbols (the rpath
+    covers installed layouts; this covers editable installs and moved trees).
+    The package is located without importing it: its import reads package
+    metadata, which costs more than the rest of `import torchlike`."""
+    import importlib.util
+    spec = importlib.util.find_spec("scipy_openblas32")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("torchlike needs the scipy-openblas32 package (pip install scipy-openblas32)")
+    lib_dir = _os.path.join(list(spec.submodule_search_locations)[0], "lib")
+    names = sorted(n for n in _os.listdir(lib_dir) if n.startswith("libscipy_openblas") and ".so" in n)
+    if not names:
+        raise ImportError(f"no libscipy_openblas*.so in {lib_dir}")
+    _ctypes.CDLL(_os.path.join(lib_dir, names[0]), _ctypes.RTLD_GLOBAL)
+
+
+_load_openblas()
 
 from torchlike import _C  # noqa: E402
 from torchlike._C import (  # noqa: E402,F401
