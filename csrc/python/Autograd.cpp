@@ -345,6 +345,9 @@ static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLo
 static int set_requires_grad(PyObject* self, PyObject* v, void*) {
   try {
     TL_CHECK_TYPE(v && PyBool_Check(v), "requires_grad must be a bool");
+    // PyTorch: the attribute can't be set on a non-leaf at all (the message
+    // for False also suggests detach()).
+    TL_CHECK(v == Py_False || ag::is_leaf(unpack(self)), "you can only change requires_grad flags of leaf variables.");
     ag::set_requires_grad(unpack(self), v == Py_True);
     return 0;
   } catch (...) {
@@ -400,6 +403,8 @@ static PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwar
   static const char* kw[] = {"requires_grad", nullptr};
   int v = 1;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|p", const_cast<char**>(kw), &v)) return nullptr;
+  // requires_grad_(True) on a non-leaf is a no-op in PyTorch (it already requires grad).
+  if (v && !ag::is_leaf(unpack(self))) return Py_NewRef(self);
   ag::set_requires_grad(unpack(self), v != 0);
   return Py_NewRef(self);
   TL_PY_END

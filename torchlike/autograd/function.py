@@ -6,6 +6,7 @@ backward is a Python callable that calls cls.backward(ctx, *grads). The
 node takes part in the C++ engine like any built-in node.
 """
 import functools
+import re
 
 from torchlike import _C
 from torchlike.autograd.grad_mode import no_grad
@@ -51,16 +52,18 @@ class _SavedTensor:
     def unpack(self, node):
         t = self.tensor
         if t._version != self.version:
-            if self.is_output:
-                where = f"output {self.output_nr} of {node.name() if node is not None else 'its producer'}"
-            else:
-                gf = t.grad_fn
-                where = f"output {t.output_nr} of {gf.name()}" if gf is not None else "a leaf Variable"
+            # PyTorch's wording (see SavedVariable.cpp): the producing node's
+            # name without "Backward<N>"; a leaf has no "which is" part.
+            gf = node if self.is_output else t.grad_fn
+            nr = self.output_nr if self.is_output else t.output_nr
+            which = ""
+            if gf is not None:
+                which = f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', gf.name())},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"{_type_desc(t)}, which is {where}, is at version {t._version}; expected version {self.version} "
+                f"{_type_desc(t)}{which} is at version {t._version}; expected version {self.version} "
                 "instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-                "with torch.autograd.set_detect_anomaly(True).")
+                "with torchlike.autograd.set_detect_anomaly(True).")
         if self.is_output and self.requires_grad and node is not None and _VF.is_grad_enabled():
             # Higher-order gradients through a saved output flow back into
             # this node, as in PyTorch.

@@ -97,7 +97,7 @@ def _stack(rows):
     for k, r in enumerate(rows):
         e = torchlike.zeros((n,) + (1,) * len(shape), dtype=r.dtype, device=r.device)
         e[k] = 1
-        term = e * r.unsqueeze(0)
+        term = e * r.reshape((1,) + shape)
         out = term if out is None else out + term
     return out
 
