@@ -20,6 +20,13 @@ struct AutogradMeta : c10::AutogradMetaInterface {
   // ops through the view can be checked (see check_inplace).
   Tensor base;
   bool is_view = false;
+  // A weak reference to the owning tensor for retain_grad's hook (which lives
+  // on grad_fn: a strong one would be a cycle tensor -> grad_fn -> hook ->
+  // tensor). Cleared when this meta, and so the tensor, dies.
+  std::shared_ptr<c10::TensorImpl*> weak_self;
+  ~AutogradMeta() override {
+    if (weak_self) *weak_self = nullptr;
+  }
 };
 
 AutogradMeta* get_autograd_meta(const Tensor& t);  // nullptr if none

@@ -161,18 +161,28 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     variable_list in = std::move(buffers[n].grads);
     buffers.erase(n);
     in.resize(std::max<size_t>(in.size(), n->num_inputs()));
-    // Tensor hooks on this node's outputs, then node pre-hooks.
-    for (auto& h : n->tensor_pre_hooks().items) {
-      uint32_t k = h.second.first;
-      if (k < in.size() && in[k].defined()) {
-        Tensor r = h.second.second(in[k]);
-        if (r.defined()) in[k] = r;
+    // PyTorch's order: tensor hooks on this node's outputs (a leaf's hooks
+    // for its AccumulateGrad), then retain_grad hooks, then capture for
+    // autograd.grad, then the node's own pre-hooks (only if it runs).
+    auto run_tensor_hooks = [&](auto& list) {
+      for (auto& h : list.items) {
+        uint32_t k = h.second.first;
+        if (k < in.size() && in[k].defined()) {
+          Tensor r = h.second.second(in[k]);
+          if (r.defined()) in[k] = r;
+        }
       }
+    };
+    run_tensor_hooks(n->tensor_pre_hooks());
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
+      if (AutogradMeta* vm = get_autograd_meta(acc->variable()))
+        for (auto& h : vm->leaf_hooks.items)
+          if (!in.empty() && in[0].defined()) {
+            Tensor r = h.second(in[0]);
+            if (r.defined()) in[0] = r;
+          }
     }
-    for (auto& h : n->pre_hooks().items) {
-      variable_list r = h.second(in);
-      if (!r.empty()) in = std::move(r);
-    }
+    run_tensor_hooks(n->retains_grad_hooks());
     auto cap = captures.find(n);
     if (cap != captures.end() && !accumulate_into_inputs) {
       for (auto& c : cap->second)
@@ -180,6 +190,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
           results[c.second] = results[c.second].defined() ? at::add(results[c.second], in[c.first], 1) : in[c.first];
     }
     if (!runs(n)) continue;
+    for (auto& h : n->pre_hooks().items) {
+      variable_list r = h.second(in);
+      if (!r.empty()) in = std::move(r);
+    }
     variable_list out;
     try {
       out = n->apply(variable_list(in));

@@ -17,11 +17,9 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = grads.empty() ? Tensor() : grads[0];
   if (!g.defined()) return {};
+  // The leaf's tensor hooks already ran in the engine (before capture, so
+  // autograd.grad sees them too).
   AutogradMeta* meta = get_autograd_meta(variable_);
-  for (auto& h : meta->leaf_hooks.items) {
-    Tensor r = h.second(g);
-    if (r.defined()) g = r;
-  }
   Tensor& grad = meta->grad;
   if (!grad.defined()) {
     // Steal the incoming gradient only when nothing else holds it and it is a

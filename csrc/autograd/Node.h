@@ -88,6 +88,9 @@ class Node : public std::enable_shared_from_this<Node> {
   // Hooks registered on a non-leaf output tensor: (output number, hook).
   using TensorHook = std::function<Tensor(const Tensor&)>;
   HookList<std::pair<uint32_t, TensorHook>>& tensor_pre_hooks() { return tensor_hooks_; }
+  // retain_grad() hooks: run after all other tensor hooks (as in PyTorch), so
+  // .grad of a non-leaf sees the gradient the tensor hooks produced.
+  HookList<std::pair<uint32_t, TensorHook>>& retains_grad_hooks() { return retains_grad_hooks_; }
   std::vector<InputMetadata>& input_metadata() { return input_metadata_; }
   // Filled by anomaly mode: where the forward op was created.
   std::string& anomaly_trace() { return anomaly_trace_; }
@@ -102,6 +105,7 @@ class Node : public std::enable_shared_from_this<Node> {
   HookList<PreHook> pre_hooks_;
   HookList<PostHook> post_hooks_;
   HookList<std::pair<uint32_t, TensorHook>> tensor_hooks_;
+  HookList<std::pair<uint32_t, TensorHook>> retains_grad_hooks_;
   std::vector<InputMetadata> input_metadata_;
   std::string anomaly_trace_;
 };

@@ -45,13 +45,18 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
            "you need to access saved tensors after calling backward.");
   const Tensor& cur = leaf_.defined() ? leaf_ : data_;
   if (cur._version() != saved_version_) {
-    std::string who = is_output_ ? (owner ? owner->name() : std::string("its producer"))
-                                 : (producer_.empty() ? std::string("a leaf") : producer_);
-    TL_ERROR("one of the variables needed for gradient computation has been modified by an inplace operation: [",
-             c10::toString(cur.scalar_type()), " ", cur.sizes(), "], which is ",
-             is_output_ ? "output " : "input ", output_nr_, is_output_ ? " of " : " produced by ", who,
-             ", is at version ", cur._version(), "; expected version ", saved_version_,
-             " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient.");
+    // PyTorch's wording: "[torch.FloatTensor [2]], which is output 0 of Exp,"
+    // (the node's name without its "Backward<N>" suffix); a leaf has no "which is".
+    std::string who = is_output_ ? (owner ? owner->name() : std::string()) : producer_;
+    if (auto pos = who.rfind("Backward"); pos != std::string::npos && pos > 0 &&
+        who.find_first_not_of("0123456789", pos + 8) == std::string::npos)
+      who.resize(pos);
+    std::string which = who.empty() ? std::string() : ", which is output " + std::to_string(output_nr_) + " of " + who + ",";
+    TL_ERROR("one of the variables needed for gradient computation has been modified by an inplace operation: [torch.",
+             c10::toString(cur.scalar_type()), "Tensor ", cur.sizes(), "]", which, " is at version ", cur._version(),
+             "; expected version ", saved_version_,
+             " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+             "torchlike.autograd.set_detect_anomaly(True).");
   }
   if (leaf_.defined()) return leaf_;
   if (!requires_grad_ || !is_grad_enabled()) return data_;

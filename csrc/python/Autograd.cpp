@@ -9,6 +9,7 @@
 #include "autograd/Engine.h"
 #include "autograd/FunctionsManual.h"
 #include "ops/add.h"
+#include "ops/clone.h"
 
 namespace tl::python {
 
@@ -206,7 +207,38 @@ static PyObject* node_remove_hook(PyObject* self, PyObject* args) {
   return PyBool_FromLong(ok);
 }
 
+// Public register_hook / register_prehook: register, then wrap the id in a
+// Python RemovableHandle (torchlike/autograd/_hooks.py).
+static PyObject* node_handle(PyObject* self, PyObject* id, bool pre) {
+  if (!id) return nullptr;
+  PyObject* mod = PyImport_ImportModule("torchlike.autograd._hooks");
+  if (!mod) {
+    Py_DECREF(id);
+    return nullptr;
+  }
+  PyObject* r = PyObject_CallMethod(mod, "_node_handle", "OOO", self, id, pre ? Py_True : Py_False);
+  Py_DECREF(mod);
+  Py_DECREF(id);
+  return r;
+}
+static PyObject* node_register_hook_public(PyObject* self, PyObject* fn) {
+  if (!PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "register_hook expects a callable");
+    return nullptr;
+  }
+  return node_handle(self, node_register_hook(self, fn), false);
+}
+static PyObject* node_register_prehook_public(PyObject* self, PyObject* fn) {
+  if (!PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "register_prehook expects a callable");
+    return nullptr;
+  }
+  return node_handle(self, node_register_prehook(self, fn), true);
+}
+
 static PyMethodDef node_methods[] = {
+    {"register_hook", node_register_hook_public, METH_O, nullptr},
+    {"register_prehook", node_register_prehook_public, METH_O, nullptr},
     {"name", node_name, METH_NOARGS, nullptr},
     {"_register_hook", node_register_hook, METH_O, nullptr},
     {"_register_prehook", node_register_prehook, METH_O, nullptr},
@@ -233,8 +265,21 @@ class PyBackwardNode : public ag::Node {
   ag::variable_list apply(ag::variable_list&& grads) override {
     GilGuard gil;
     PyObject* args = tensors_to_tuple(grads);
+    // While it runs, the callable can reach this node as `_node` (a saved
+    // output unpacked under create_graph gets it as grad_fn). Only for the
+    // call: a permanent reference would be a cycle through C++ that Python's
+    // GC cannot see.
+    PyObject* self_obj = wrap_node(shared_from_this());
+    if (PyObject_SetAttrString(fn_.o, "_node", self_obj) < 0) PyErr_Clear();
     PyObject* r = PyObject_CallObject(fn_.o, args);
     Py_DECREF(args);
+    {
+      PyObject *et, *ev, *etb;
+      PyErr_Fetch(&et, &ev, &etb);
+      if (PyObject_SetAttrString(fn_.o, "_node", Py_None) < 0) PyErr_Clear();
+      PyErr_Restore(et, ev, etb);
+    }
+    Py_DECREF(self_obj);
     if (!r) {
       PyObject *t, *v, *tb;
       PyErr_Fetch(&t, &v, &tb);
@@ -300,6 +345,9 @@ static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLo
 static int set_requires_grad(PyObject* self, PyObject* v, void*) {
   try {
     TL_CHECK_TYPE(v && PyBool_Check(v), "requires_grad must be a bool");
+    // PyTorch: the attribute can't be set on a non-leaf at all (the message
+    // for False also suggests detach()).
+    TL_CHECK(v == Py_False || ag::is_leaf(unpack(self)), "you can only change requires_grad flags of leaf variables.");
     ag::set_requires_grad(unpack(self), v == Py_True);
     return 0;
   } catch (...) {
@@ -355,6 +403,8 @@ static PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwar
   static const char* kw[] = {"requires_grad", nullptr};
   int v = 1;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|p", const_cast<char**>(kw), &v)) return nullptr;
+  // requires_grad_(True) on a non-leaf is a no-op in PyTorch (it already requires grad).
+  if (v && !ag::is_leaf(unpack(self))) return Py_NewRef(self);
   ag::set_requires_grad(unpack(self), v != 0);
   return Py_NewRef(self);
   TL_PY_END
@@ -366,13 +416,16 @@ static PyObject* m_retain_grad(PyObject* self, PyObject*) {
   ag::AutogradMeta* m = ag::get_autograd_meta(t);
   if (!m->grad_fn || m->retains_grad) Py_RETURN_NONE;  // leaves keep their grad anyway
   m->retains_grad = true;
-  // Stores the incoming gradient on the tensor (weakly: the hook must not keep it alive).
-  c10::TensorImpl* impl = t.unsafeGetTensorImpl();
-  c10::intrusive_ptr<c10::TensorImpl> keep(impl);
-  m->grad_fn->tensor_pre_hooks().add({m->output_nr, [keep](const ag::Tensor& g) {
-    ag::Tensor self_t(keep);
+  // Stores the incoming gradient on the tensor, which the hook reaches only
+  // weakly (see AutogradMeta::weak_self).
+  if (!m->weak_self) m->weak_self = std::make_shared<c10::TensorImpl*>(t.unsafeGetTensorImpl());
+  std::shared_ptr<c10::TensorImpl*> cell = m->weak_self;
+  m->grad_fn->retains_grad_hooks().add({m->output_nr, [cell](const ag::Tensor& g) {
+    if (!*cell) return ag::Tensor();
+    ag::Tensor self_t{c10::intrusive_ptr<c10::TensorImpl>(*cell)};
     ag::Tensor& gr = ag::mutable_grad(self_t);
-    gr = gr.defined() ? at::add(gr, g, 1) : g;
+    // A clone, like PyTorch: the engine may go on to modify or reuse g.
+    gr = gr.defined() ? at::add(gr, g, 1) : at::clone(g, std::nullopt);
     return ag::Tensor();
   }});
   Py_RETURN_NONE;

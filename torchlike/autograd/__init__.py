@@ -2,10 +2,27 @@
 graph that generated Autograd kernels record (csrc/autograd/)."""
 from torchlike import _C
 from torchlike.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from torchlike.autograd.function import Function, FunctionCtx, once_differentiable
+from torchlike.autograd.anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from torchlike.autograd import functional  # noqa: F401
 
 _VF = _C._VariableFunctions
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled"]
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "Function", "FunctionCtx", "once_differentiable", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "functional", "gradcheck", "gradgradcheck"]
+
+
+def gradcheck(*args, **kwargs):
+    """Numerical vs analytical gradient check (torchlike/autograd/gradcheck.py)."""
+    from torchlike.autograd.gradcheck import gradcheck as _gradcheck
+    return _gradcheck(*args, **kwargs)
+
+
+def gradgradcheck(*args, **kwargs):
+    """Second-order gradient check (torchlike/autograd/gradcheck.py)."""
+    from torchlike.autograd.gradcheck import gradgradcheck as _gradgradcheck
+    return _gradgradcheck(*args, **kwargs)
 
 
 def _as_tuple(x):

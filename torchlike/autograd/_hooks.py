@@ -15,3 +15,9 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+
+def _node_handle(node, hook_id, pre):
+    """The handle _C._Node.register_hook / register_prehook return."""
+    return RemovableHandle(lambda: node._remove_hook(hook_id, pre))
