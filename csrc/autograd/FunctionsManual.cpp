@@ -637,7 +637,14 @@ at::Tensor cumprod_backward(const at::Tensor& grad, const at::Tensor& input_, in
   at::Tensor from_first = at::logical_not(before);
   at::Tensor s = reverse_cumsum(at::where(from_first, grad * tail, at::zeros_like(grad)), dim);
   at::Tensor zero_g = at::zeros_like(grad);
-  return at::where(before, g_before, at::where(first_zero, prefix * s, zero_g));
+  // Past the first zero the gradient is 0, but only because it contains the
+  // factor x_first: write it as x_first * (the rest) so second derivatives see
+  // it (exact when the slice has one zero; further zeros' cross terms are lost).
+  at::Tensor x_first = at::sum(at::where(first_zero, input, zero_g), at::IntArrayRef{dim}, true);
+  at::Tensor u = at::where(first_zero, ones, input);
+  at::Tensor rest = reverse_cumsum(grad * at::cumprod(u, dim), dim) / x_safe;
+  at::Tensor g_after = x_first * at::where(at::logical_and(after, at::logical_not(zero)), rest, zero_g);
+  return at::where(before, g_before, at::where(first_zero, prefix * s, g_after));
 }
 
 }  // namespace generated

@@ -2,23 +2,27 @@
 // outer and nn.linear, written over mm/bmm/dot/mv/addmm so every backend with
 // those kernels (and Meta) gets them.
 //
-// The geometry helpers below (expand, reshape, transpose, squeeze) make views
-// with make_view directly because the view operators are not in the YAML yet.
-// NOTE for autograd: once at::expand / at::reshape / at::t / at::view exist,
-// swap these helpers for them so gradients flow through the views.
+// Reshapes and transposes go through the view operators (at::expand,
+// at::reshape, at::view, at::transpose), so these composites are
+// differentiable: their Autograd kernels record the parts.
 #include "../../TensorIterator.h"
 #include "../Copy.h"
 #include "ops/addmm.h"
 #include "ops/add.h"
 #include "ops/bmm.h"
 #include "ops/dot.h"
+#include "ops/expand.h"
 #include "ops/linear.h"
 #include "ops/matmul.h"
 #include "ops/mm.h"
 #include "ops/mul.h"
 #include "ops/mv.h"
 #include "ops/outer.h"
+#include "ops/reshape.h"
+#include "ops/squeeze.h"
+#include "ops/transpose.h"
 #include "ops/unsqueeze.h"
+#include "ops/view.h"
 
 namespace at::native {
 namespace {
@@ -29,17 +33,15 @@ int64_t prod(IntArrayRef s) {
   return n;
 }
 
-// Broadcast t (aligned right) to `sizes`: new and size-1 dims get stride 0.
+// Broadcast t (aligned right) to `sizes` (a view), with matmul's message.
 Tensor expand_to(const Tensor& t, IntArrayRef sizes) {
-  const int64_t nd = (int64_t)sizes.size(), lead = nd - t.dim();
-  DimVector st(sizes.size(), 0);
+  const int64_t lead = (int64_t)sizes.size() - t.dim();
   for (int64_t i = 0; i < t.dim(); ++i) {
     int64_t s = t.sizes()[i];
     TL_CHECK(s == sizes[lead + i] || s == 1, "The expanded size of the tensor (", sizes[lead + i],
              ") must match the existing size (", s, ") at non-singleton dimension ", lead + i);
-    st[lead + i] = s == 1 ? 0 : t.strides()[i];
   }
-  return make_view(t, sizes, IntArrayRef(st.data(), st.size()), t.storage_offset());
+  return at::expand(t, sizes);
 }
 
 // Strides that view t's elements with shape `sizes` without copying, if any
@@ -74,21 +76,12 @@ bool view_strides(const Tensor& t, IntArrayRef sizes, DimVector& out) {
 }
 
 // A view with `sizes` when the layout allows, else a contiguous copy's view.
-Tensor reshape_to(const Tensor& t, IntArrayRef sizes) {
-  DimVector st;
-  if (view_strides(t, sizes, st)) return make_view(t, sizes, IntArrayRef(st.data(), st.size()), t.storage_offset());
-  Tensor c = contiguous(t);
-  DimVector cs = c10::contiguousStrides(sizes);
-  return make_view(c, sizes, IntArrayRef(cs.data(), cs.size()), c.storage_offset());
-}
+Tensor reshape_to(const Tensor& t, IntArrayRef sizes) { return at::reshape(t, sizes); }
 
 // The last two dims swapped (t() for a matrix; a 1-D tensor is returned as is).
 Tensor transpose_last2(const Tensor& t) {
   if (t.dim() < 2) return t;
-  DimVector sz(t.sizes()), st(t.strides());
-  std::swap(sz[t.dim() - 1], sz[t.dim() - 2]);
-  std::swap(st[t.dim() - 1], st[t.dim() - 2]);
-  return make_view(t, IntArrayRef(sz.data(), sz.size()), IntArrayRef(st.data(), st.size()), t.storage_offset());
+  return at::transpose(t, -1, -2);
 }
 
 }  // namespace
@@ -102,8 +95,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (d1 == 2 && d2 == 2) return at::mm(self, other);
   if (d1 == 1 && d2 == 2) {
     // (k) @ (k, p): a (1, k) row times the matrix, the 1 removed.
-    Tensor r = at::mm(at::unsqueeze(self, 0), other);
-    return make_view(r, r.sizes().slice(1), r.strides().slice(1), r.storage_offset());
+    return at::squeeze(at::mm(at::unsqueeze(self, 0), other), 0);
   }
   if (d1 >= 3 && d2 <= 2) {
     // (..., n, k) @ (k[, p]): fold the batch dims into the rows, one mm
@@ -114,8 +106,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     Tensor folded = reshape_to(self, IntArrayRef(fsz, 2));
     Tensor r = d2 == 2 ? at::mm(folded, other) : at::mv(folded, other);
     if (d2 == 2) out_sizes.push_back(other.sizes()[1]);
-    DimVector cs = c10::contiguousStrides(IntArrayRef(out_sizes.data(), out_sizes.size()));
-    return make_view(r, IntArrayRef(out_sizes.data(), out_sizes.size()), IntArrayRef(cs.data(), cs.size()), 0);
+    return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
   }
   // Batched: broadcast the batch dims, one bmm over (B, n, k) @ (B, k, p).
   // A 1-D operand is a row (self) or column (other) whose dim is dropped after.
@@ -141,8 +132,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   DimVector out_sizes(batch);
   if (d1 > 1) out_sizes.push_back(n);
   if (d2 > 1) out_sizes.push_back(p);
-  DimVector cs = c10::contiguousStrides(IntArrayRef(out_sizes.data(), out_sizes.size()));
-  return make_view(r, IntArrayRef(out_sizes.data(), out_sizes.size()), IntArrayRef(cs.data(), cs.size()), 0);
+  return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
@@ -163,11 +153,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
     DimVector out_sizes(input.sizes().slice(0, input.dim() - 1));
     int64_t fsz[2] = {prod(out_sizes), k};
     if (view_strides(input, IntArrayRef(fsz, 2), st)) {
-      Tensor folded = make_view(input, IntArrayRef(fsz, 2), IntArrayRef(st.data(), st.size()), input.storage_offset());
+      Tensor folded = at::view(input, IntArrayRef(fsz, 2));
       Tensor r = at::addmm(*bias, folded, wt);
       out_sizes.push_back(r.sizes()[1]);
-      DimVector cs = c10::contiguousStrides(IntArrayRef(out_sizes.data(), out_sizes.size()));
-      return make_view(r, IntArrayRef(out_sizes.data(), out_sizes.size()), IntArrayRef(cs.data(), cs.size()), 0);
+      return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
     }
   }
   Tensor r = at::matmul(input, wt);
