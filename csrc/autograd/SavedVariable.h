@@ -3,6 +3,7 @@
 // output is stored without its grad_fn (which is the saving node itself:
 // a reference cycle) and gets it back on unpack.
 #pragma once
+#include <optional>
 #include "AutogradMeta.h"
 
 namespace torchlike::autograd {
@@ -11,6 +12,8 @@ class SavedVariable {
  public:
   SavedVariable() = default;
   SavedVariable(const Tensor& t, bool is_output);
+  // Optional tensor arguments (Tensor?): an absent one saves as undefined.
+  SavedVariable(const std::optional<Tensor>& t, bool is_output) : SavedVariable(t ? *t : Tensor(), is_output) {}
   // `owner` is the node that saved it: needed to re-attach a saved output.
   Tensor unpack(const std::shared_ptr<Node>& owner = nullptr) const;
   void reset_data();

@@ -65,8 +65,9 @@ OPS = [
            dtypes=NUMERIC, out=True,
            errors=[ErrorCase((np.ones(3, np.float32), np.ones(3, np.float32)), {"rounding_mode": "up"},
                              ValueError, "rounding_mode")]),
+    # grad=False: like PyTorch, floor_divide has no derivative formula (backward raises NotImplementedError).
     OpInfo("floor_divide", np.floor_divide, binary_samples(-9, 9, nonzero_rhs=True), dtypes=NUMERIC,
-           inplace=True, out=True,
+           inplace=True, out=True, grad=False,
            errors=[ErrorCase((np.ones(3, np.int64), np.zeros(3, np.int64)), {}, RuntimeError, "ZeroDivisionError")]),
     OpInfo("remainder", np.remainder, binary_samples(-9, 9, nonzero_rhs=True), dtypes=NUMERIC, inplace=True,
            out=True),

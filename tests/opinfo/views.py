@@ -197,6 +197,7 @@ OPS = [
            errors=[ErrorCase((_a(2, 3), 0, 5), {}, IndexError, r"select\(\): index 5 out of range for tensor of size "
                                                                r"\[2, 3\] at dimension 0"),
                    ErrorCase((np.zeros((), F32), 0, 0), {}, IndexError, "cannot be applied to a 0-dim tensor")]),
-    OpInfo("detach", lambda a: a, _s(((2, 3), (), {}, "2-d"), ((), (), {}, "0-dim"))),
+    # grad=False: detach's output is cut from the graph by definition.
+    OpInfo("detach", lambda a: a, _s(((2, 3), (), {}, "2-d"), ((), (), {}, "0-dim")), grad=False),
     OpInfo("alias", lambda a: a, _s(((2, 3), (), {}, "2-d")), method=False),
 ]
