@@ -13,18 +13,6 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "in
            "is_anomaly_enabled", "functional", "gradcheck", "gradgradcheck"]
 
 
-def gradcheck(*args, **kwargs):
-    """Numerical vs analytical gradient check (torchlike/autograd/gradcheck.py)."""
-    from torchlike.autograd.gradcheck import gradcheck as _gradcheck
-    return _gradcheck(*args, **kwargs)
-
-
-def gradgradcheck(*args, **kwargs):
-    """Second-order gradient check (torchlike/autograd/gradcheck.py)."""
-    from torchlike.autograd.gradcheck import gradgradcheck as _gradgradcheck
-    return _gradgradcheck(*args, **kwargs)
-
-
 def _as_tuple(x):
     if x is None:
         return ()
@@ -78,3 +66,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         import torchlike
         res = tuple(torchlike.zeros_like(i) if r is None else r for i, r in zip(inputs, res))
     return res
+
+# Imported eagerly: importing the submodule later would otherwise rebind these
+# package attributes to the module object.
+from torchlike.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
