@@ -1031,3 +1031,45 @@ def test_two_layer_network_matches_numpy():
     for got, ref in ((tW1, dW1), (tb1, db1), (tW2, dW2), (tb2, db2)):
         assert tuple(got.grad.shape) == ref.shape
         np.testing.assert_allclose(npa(got.grad), ref, rtol=1e-12, atol=1e-15)
+
+
+# ---------------------------------------------------------------- views and in-place
+
+def test_inplace_through_view_of_leaf_raises_like_pytorch():
+    x = torch.ones(3, requires_grad=True)
+    v = x[0]
+    assert v._is_view and not v.is_leaf
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        v.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        x[1:].mul_(2)
+
+
+def test_inplace_through_view_of_non_leaf_is_a_clear_error():
+    a = torch.ones(3, requires_grad=True)
+    x = a * 2
+    with pytest.raises(NotImplementedError, match="view of a non-leaf tensor that requires grad"):
+        x[0].add_(1)
+    # Under no_grad the same write is allowed (no history is recorded).
+    with torch.no_grad():
+        x[0].add_(1)
+
+
+def test_view_used_after_base_modified_in_place_is_refused_not_silently_wrong():
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = a * 2
+    v = x[1:]
+    x.mul_(3)  # v's recorded history (x = a * 2) is now stale
+    with pytest.raises(NotImplementedError, match="modified in-place after the view was created"):
+        (v * v).sum()
+    # Taking the view again after the in-place op gives the right gradient.
+    w = x[1:]
+    (w * w).sum().backward()
+    np.testing.assert_allclose(np.asarray(a.grad), [0.0, 2 * 6 * 2.0 * 6, 2 * 6 * 3.0 * 6])
+
+
+def test_views_of_non_leaves_carry_gradients():
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = a.exp()
+    (x.t()[0] * torch.tensor([1.0, 10.0])).sum().backward()
+    np.testing.assert_allclose(np.asarray(a.grad), np.exp([[1.0, 0.0], [3.0, 0.0]]) * [[1, 0], [10, 0]])

@@ -57,6 +57,12 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_autograd_meta(t);
   if (!m) return Edge();
+  // PyTorch regenerates a view's grad_fn after its base changes in place;
+  // until torchlike does, using such a view's stale history is refused.
+  TL_CHECK_NOT_IMPLEMENTED(!(m->is_view && m->grad_fn && t._version() != m->view_version),
+                           "a view whose base (or itself) was modified in-place after the view was created is used "
+                           "in a computation that requires grad; this is not supported yet. Take the view again "
+                           "after the in-place operation, or clone() it.");
   if (m->grad_fn) return Edge(m->grad_fn, m->output_nr);
   return Edge(grad_accumulator(t), 0);
 }
@@ -86,9 +92,13 @@ void check_inplace(const Tensor& t, const char* op) {
   if (!m) return;
   TL_CHECK(!(m->requires_grad && !m->grad_fn),
            "a leaf Variable that requires grad is being used in an in-place operation. (", op, ")");
-  TL_CHECK_NOT_IMPLEMENTED(!(m->is_view && m->base.defined() && requires_grad(m->base)),
-                           op, ": in-place operations on a view of a tensor that requires grad are not supported yet; "
-                           "clone() the view first.");
+  if (m->is_view && m->base.defined() && requires_grad(m->base)) {
+    TL_CHECK(!is_leaf(m->base), "a view of a leaf Variable that requires grad is being used in an in-place operation. (",
+             op, ")");
+    TL_CHECK_NOT_IMPLEMENTED(false, op, ": in-place operations on a view of a non-leaf tensor that requires grad are "
+                                        "not supported yet (PyTorch rebases the view's history onto its base); "
+                                        "clone() the view first.");
+  }
 }
 
 c10::DispatchKeySet autograd_keys() { return c10::DispatchKeySet::functionality(c10::Functionality::Autograd); }
@@ -113,5 +123,6 @@ void mark_view(const Tensor& view, const Tensor& base) {
   AutogradMeta* vm = materialize_autograd_meta(view);
   vm->is_view = true;
   vm->base = (bm && bm->is_view && bm->base.defined()) ? bm->base : base;
+  vm->view_version = view._version();
 }
 }  // namespace torchlike::autograd

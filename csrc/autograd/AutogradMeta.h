@@ -20,6 +20,9 @@ struct AutogradMeta : c10::AutogradMetaInterface {
   // ops through the view can be checked (see check_inplace).
   Tensor base;
   bool is_view = false;
+  // Version of the shared storage when the view was made: an in-place change
+  // of the base after that makes the view's recorded history stale.
+  uint32_t view_version = 0;
   // A weak reference to the owning tensor for retain_grad's hook (which lives
   // on grad_fn: a strong one would be a cycle tensor -> grad_fn -> hook ->
   // tensor). Cleared when this meta, and so the tensor, dies.
