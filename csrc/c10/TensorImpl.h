@@ -88,6 +88,12 @@ class TensorImpl : public intrusive_ptr_target {
 
 // Row-major strides for sizes.
 DimVector contiguousStrides(IntArrayRef sizes);
+// Number of elements of a shape (1 for a 0-dim shape).
+inline int64_t multiply_integers(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
 // Python-style wrap of a possibly-negative dim; names the op in the IndexError.
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar = true);
 

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import torchlike as tl  # noqa: E402
+from _timing import best_time  # noqa: E402
 
 try:
     import torch
@@ -23,15 +24,6 @@ except ImportError:  # pragma: no cover
     torch = None
 
 
-def best_time(fn, number, repeat=7):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
 
 
 def make_chain(mod, n_ops=100, numel=100):

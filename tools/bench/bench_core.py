@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import numpy as np  # noqa: E402
 
 import torchlike as tl  # noqa: E402
+from _timing import best_time  # noqa: E402
 
 try:
     import torch
@@ -25,16 +26,6 @@ except ImportError:  # pragma: no cover
     torch = None
 
 
-def best_time(fn, number, repeat=7):
-    """Best-of-repeat mean time per call (seconds)."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
 
 
 def row(name, unit, values, higher_is_better):

@@ -26,12 +26,6 @@
 namespace at::native {
 namespace {
 
-int64_t prod(IntArrayRef s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
-}
-
 // The last two dims swapped (t() for a matrix; a 1-D tensor is returned as is).
 Tensor transpose_last2(const Tensor& t) { return t.dim() < 2 ? t : at::transpose(t, -2, -1); }
 
@@ -53,7 +47,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     // (a view when self's batch dims merge with its rows, else one copy).
     const int64_t k = self.sizes()[d1 - 1];
     DimVector out_sizes(self.sizes().slice(0, d1 - 1));
-    int64_t fsz[2] = {prod(out_sizes), k};
+    int64_t fsz[2] = {c10::multiply_integers(out_sizes), k};
     Tensor folded = at::reshape(self, IntArrayRef(fsz, 2));
     Tensor r = d2 == 2 ? at::mm(folded, other) : at::mv(folded, other);
     if (d2 == 2) out_sizes.push_back(other.sizes()[1]);
@@ -66,7 +60,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   IntArrayRef batch1 = self.sizes().slice(0, std::max<int64_t>(d1 - 2, 0));
   IntArrayRef batch2 = other.sizes().slice(0, std::max<int64_t>(d2 - 2, 0));
   DimVector batch = infer_size(batch1, batch2);
-  const int64_t B = prod(IntArrayRef(batch.data(), batch.size()));
+  const int64_t B = c10::multiply_integers(IntArrayRef(batch.data(), batch.size()));
 
   auto prepare = [&](const Tensor& t, int64_t rows, int64_t cols, bool is_row) {
     Tensor m = t;
@@ -101,7 +95,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
     if (input.dim() == 2) return at::addmm(*bias, input, wt, 1, 1);
     const int64_t k = input.sizes()[input.dim() - 1];
     DimVector out_sizes(input.sizes().slice(0, input.dim() - 1));
-    int64_t fsz[2] = {prod(out_sizes), k};
+    int64_t fsz[2] = {c10::multiply_integers(out_sizes), k};
     Tensor r = at::addmm(*bias, at::reshape(input, IntArrayRef(fsz, 2)), wt, 1, 1);
     out_sizes.push_back(r.sizes()[1]);
     return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));

@@ -52,12 +52,6 @@ namespace at::native {
 
 namespace {
 
-int64_t prod(IntArrayRef s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
-}
-
 // Resolve one -1 in `shape` against `numel` (PyTorch's infer_size_dv).
 DimVector infer_view_size(IntArrayRef shape, int64_t numel) {
   DimVector res(shape);
@@ -92,7 +86,7 @@ std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef 
     for (auto& s : newstride) s = 1;
     return newstride;
   }
-  int64_t numel = prod(oldshape);
+  int64_t numel = c10::multiply_integers(oldshape);
   if (numel == 0 && oldshape.equals(newshape)) return DimVector(oldstride);
   if (numel == 0) {
     // Any strides work for an empty tensor; use contiguous ones.
