@@ -210,16 +210,22 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         us = tuple(torchlike.zeros_like(o).requires_grad_(True) for o in outputs)
         g = _autograd_grad(outputs, inputs, us, create_graph=True)
         g = [gi if gi is not None else torchlike.zeros_like(i) for gi, i in zip(g, inputs)]
-        pairs = [(gi, vi) for gi, vi in zip(g, v) if gi.requires_grad]
-        if pairs:
-            res = torchlike.autograd.grad(tuple(p[0] for p in pairs), us, tuple(p[1] for p in pairs),
-                                          create_graph=create_graph, allow_unused=True)
-        else:
-            res = (None,) * len(us)
-        res = tuple(torchlike.zeros_like(o) if r is None else r for r, o in zip(res, outputs))
+        res = _vector_grad(g, v, us, outputs, create_graph)
     outputs = _grad_postprocess(outputs, create_graph)
     res = _grad_postprocess(res, create_graph)
     return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_outputs_tuple)
+
+
+def _vector_grad(ys, vs, xs, like, create_graph):
+    """sum_i vs[i] . d ys[i] / d xs, over the ys that depend on xs at all;
+    zeros (shaped like `like`) where no gradient flows."""
+    pairs = [(y, v) for y, v in zip(ys, vs) if y is not None and y.requires_grad]
+    if pairs:
+        res = torchlike.autograd.grad(tuple(p[0] for p in pairs), xs, tuple(p[1] for p in pairs),
+                                      create_graph=create_graph, allow_unused=True)
+    else:
+        res = (None,) * len(xs)
+    return tuple(torchlike.zeros_like(t) if r is None else r for r, t in zip(res, like))
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
@@ -235,13 +241,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         jac = _autograd_grad(outputs, inputs, (torchlike.ones_like(outputs[0]),), create_graph=True)
         if v is None:
             v = tuple(torchlike.ones_like(i) for i in inputs)
-        pairs = [(j, vi) for j, vi in zip(jac, v) if j is not None and j.requires_grad]
-        if pairs:
-            res = torchlike.autograd.grad(tuple(p[0] for p in pairs), inputs, tuple(p[1] for p in pairs),
-                                          create_graph=create_graph, allow_unused=True)
-        else:
-            res = (None,) * len(inputs)
-        res = tuple(torchlike.zeros_like(i) if r is None else r for r, i in zip(res, inputs))
+        res = _vector_grad(jac, v, inputs, inputs, create_graph)
     outputs = _grad_postprocess(outputs, create_graph)
     res = _grad_postprocess(res, create_graph)
     return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
