@@ -18,6 +18,28 @@ if hasattr(torch, "matmul"):
     w = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     print("a @ w =", a @ w)
 
+# Autograd: the backward graph is recorded by kernels generated from the
+# `derivatives:` formulas in native_functions.yaml.
+torch.manual_seed(0)
+X = torch.randn(64, 3)
+true_w = torch.tensor([[2.0], [-1.0], [0.5]])
+Y = X @ true_w + 0.3
+w = torch.zeros(3, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+for step in range(200):
+    loss = ((X @ w + b - Y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    w.grad = None
+    b.grad = None
+print("linear regression by gradient descent: w =", w.detach().flatten(), "b =", b.detach(), "loss =", loss.item())
+x = torch.tensor(2.0, requires_grad=True)
+(g,) = torch.autograd.grad(x ** 3, x, create_graph=True)
+(g2,) = torch.autograd.grad(g, x)
+print("d/dx x^3 at 2 =", g.item(), " d2/dx2 =", g2.item())
+
 # An operator defined only in native_functions.yaml: the generator produced its
 # C++ API, CPU and Meta kernels, in-place and out= variants and Python binding.
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
