@@ -22,6 +22,15 @@ CASES = [
     ("matmul shapes", lambda: tl.matmul(x, x), RuntimeError, r"cannot be multiplied \(2x3 and 2x3\)"),
     ("matmul 0-d", lambda: tl.matmul(tl.tensor(1.0), x), RuntimeError, "at least 1D"),
     ("negative size", lambda: tl.empty(-1), RuntimeError, "negative dimension"),
+    # sizes whose element or byte count overflows int64 must raise, never allocate a wrapped size
+    ("numel overflow", lambda: tl.empty(2**40, 2**40), RuntimeError, "overflows int64"),
+    ("bytes overflow", lambda: tl.zeros(2**62), RuntimeError, "needs more than 2\\^63 bytes"),
+    ("fill of overflowing size", lambda: tl.full((2**31, 2**31), 1.0), RuntimeError, "2\\^63 bytes"),
+    ("random of overflowing size", lambda: tl.randn(2**33, 2**33), RuntimeError, "overflows int64"),
+    ("expand to overflowing size", lambda: tl.ones(4).expand(2**40, 2**40, 4), RuntimeError, "overflows int64"),
+    ("as_strided span overflow", lambda: tl.ones(3).as_strided((2**62,), (2**62,)), RuntimeError, "2\\^63 bytes"),
+    ("empty_strided overflow", lambda: tl.empty_strided((2**62, 2), (2**62, 1)), RuntimeError, "overflows int64"),
+    ("unallocatable size", lambda: tl.empty(2**42), RuntimeError, "out of memory"),
     ("cat of nothing", lambda: tl.tensor([[1, 2], [3]]), ValueError, "expected sequence of length 2"),
     # dims and indices
     ("dim out of range", lambda: x.sum(dim=2), IndexError, "Dimension out of range"),

@@ -2,19 +2,13 @@
 
 namespace c10 {
 
-static int64_t checked_numel(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    TL_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
-    n *= s;
-  }
-  return n;
-}
-
 Tensor make_empty(IntArrayRef sizes, TensorOptions opts) {
-  int64_t n = checked_numel(sizes);
+  int64_t n = checked_numel(sizes, "empty");
+  int64_t bytes;
+  TL_CHECK(!__builtin_mul_overflow(n, (int64_t)elementSize(opts.dtype), &bytes), "empty: a tensor of size ", sizes,
+           " and dtype ", opts.dtype, " needs more than 2^63 bytes");
   Allocator* a = getAllocator(opts.device.type);
-  auto storage = Storage::make((size_t)n * elementSize(opts.dtype), a, true);
+  auto storage = Storage::make((size_t)bytes, a, true);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
   impl->set_sizes_contiguous(sizes);
   return Tensor(std::move(impl));
@@ -23,17 +17,10 @@ Tensor make_empty(IntArrayRef sizes, TensorOptions opts) {
 Tensor make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
   TL_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape (",
            sizes.size(), " vs ", strides.size(), ")");
-  checked_numel(sizes);
-  int64_t span = 1;  // 1 + max offset reachable
-  bool empty = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    TL_CHECK(strides[i] >= 0, "empty_strided: negative strides are not supported");
-    if (sizes[i] == 0) empty = true;
-    span += (sizes[i] - 1) * strides[i];
-  }
-  if (empty) span = 0;
+  checked_numel(sizes, "empty_strided");
+  int64_t bytes = storage_bytes_needed(sizes, strides, 0, elementSize(opts.dtype), "empty_strided");
   Allocator* a = getAllocator(opts.device.type);
-  auto storage = Storage::make((size_t)span * elementSize(opts.dtype), a, true);
+  auto storage = Storage::make((size_t)bytes, a, true);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
   impl->set_sizes_and_strides(sizes, strides, 0);
   return Tensor(std::move(impl));

@@ -28,9 +28,48 @@ DimVector contiguousStrides(IntArrayRef sizes) {
   return st;
 }
 
+// One pass; a zero-size dim makes the count 0 even if a partial product overflowed.
+static inline bool numel_of(IntArrayRef sizes, int64_t* out) {
+  int64_t n = 1;
+  bool overflow = false, zero = false, negative = false;
+  for (int64_t s : sizes) {
+    overflow |= __builtin_mul_overflow(n, s, &n);
+    zero |= s == 0;
+    negative |= s < 0;
+  }
+  *out = zero ? 0 : n;
+  return !negative && (zero || !overflow);
+}
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  int64_t n;
+  if (TL_LIKELY(numel_of(sizes, &n))) return n;
+  for (int64_t s : sizes) TL_CHECK(s >= 0, op, ": Trying to create tensor with negative dimension ", s, ": ", sizes);
+  TL_ERROR(op, ": the number of elements of a tensor of size ", sizes, " overflows int64");
+}
+
+int64_t storage_bytes_needed(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize, const char* op) {
+  int64_t last = offset;  // index of the furthest element
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    TL_CHECK(strides[i] >= 0, op, ": negative strides are not supported, got strides: ", strides);
+  }
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t step;
+    overflow = overflow || __builtin_mul_overflow(sizes[i] - 1, strides[i], &step) ||
+               __builtin_add_overflow(last, step, &last);
+  }
+  int64_t bytes = 0;
+  overflow = overflow || __builtin_add_overflow(last, (int64_t)1, &last) ||
+             __builtin_mul_overflow(last, (int64_t)itemsize, &bytes);
+  TL_CHECK(!overflow, op, ": a tensor of size ", sizes, " with strides ", strides, " and storage offset ", offset,
+           " needs more than 2^63 bytes of storage");
+  return bytes;
+}
+
 void TensorImpl::refresh() {
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  if (TL_UNLIKELY(!numel_of(sizes_, &numel_))) checked_numel(sizes_, "tensor");  // raises with the reason
   // Contiguity ignores strides of size-1 dims, as PyTorch does.
   is_contiguous_ = true;
   if (numel_ != 0) {
@@ -80,12 +119,8 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
 }
 
 void TensorImpl::resize(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    TL_CHECK(s >= 0, "resize: negative size ", s, " in ", sizes);
-    n *= s;
-  }
-  size_t need = (size_t)(n + storage_offset_) * itemsize();
+  DimVector st = contiguousStrides(sizes);
+  size_t need = (size_t)storage_bytes_needed(sizes, st, storage_offset_, itemsize(), "resize_");
   if (need > storage_->nbytes) storage_->resize(need);
   set_sizes_contiguous(sizes);
 }

@@ -88,12 +88,19 @@ class TensorImpl : public intrusive_ptr_target {
 
 // Row-major strides for sizes.
 DimVector contiguousStrides(IntArrayRef sizes);
-// Number of elements of a shape (1 for a 0-dim shape).
+// Number of elements of a shape (1 for a 0-dim shape). Unchecked: for
+// shapes already validated (those of existing tensors).
 inline int64_t multiply_integers(IntArrayRef sizes) {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   return n;
 }
+// Number of elements of a new shape: raises on negative sizes and on int64
+// overflow (a wrapped count would allocate too little and corrupt memory).
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+// Bytes of storage that sizes/strides/offset reach (0 for an empty tensor),
+// raising on negative strides and on int64 overflow.
+int64_t storage_bytes_needed(IntArrayRef sizes, IntArrayRef strides, int64_t offset, size_t itemsize, const char* op);
 // Python-style wrap of a possibly-negative dim; names the op in the IndexError.
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar = true);
 

@@ -283,13 +283,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   // Never let a view reach past its storage: the last element it can touch
   // must lie inside the buffer (meta storages carry their size too).
   int64_t itemsize = (int64_t)self.itemsize();
-  int64_t need = 0;
-  bool empty = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == 0) empty = true;
-    need += (size[i] - 1) * stride[i];
-  }
-  int64_t need_bytes = empty ? 0 : (need + 1 + offset) * itemsize;
+  int64_t need_bytes = c10::storage_bytes_needed(size, stride, offset, itemsize, "as_strided");
   int64_t have = (int64_t)self.unsafeGetTensorImpl()->storage()->nbytes;
   TL_CHECK(need_bytes <= have, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ", offset,
            ", and itemsize ", itemsize, " requiring a storage size of ", need_bytes,
