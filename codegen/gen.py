@@ -320,8 +320,7 @@ def cpp_pointwise_expr(expr: str) -> str:
 def pointwise_info(op: Op) -> dict:
     """What the pointwise template needs: tensor inputs, scalar members, the expression."""
     s = op.schema
-    tensors = [a for a in s.arguments if a.type == BaseType("Tensor") and not (a.is_write and a.kwarg_only)
-               and not (op.kind == "inplace" and a.name == "self" and False)]
+    tensors = [a for a in s.arguments if a.type == BaseType("Tensor") and not (a.is_write and a.kwarg_only)]
     scalars = [a for a in s.arguments if a.type.base.name == "Scalar"]
     return dict(tensors=[a.name for a in tensors], scalars=[a.name for a in scalars],
                 expr=cpp_pointwise_expr(op.pointwise.expr), dtype_macro=_DTYPE_MACRO[op.pointwise.dtypes],

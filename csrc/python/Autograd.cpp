@@ -556,12 +556,7 @@ void tl_init_autograd(MethodTables& t) {
 
 // Called after TensorBase is ready: attributes, and the _Node type.
 void tl_init_autograd_types(PyObject* module) {
-  for (PyGetSetDef* g = autograd_getset; g->name; ++g) {
-    PyObject* d = PyDescr_NewGetSet(&TensorBaseType, g);
-    PyDict_SetItemString(TensorBaseType.tp_dict, g->name, d);
-    Py_DECREF(d);
-  }
-  PyType_Modified(&TensorBaseType);
+  add_getset(&TensorBaseType, autograd_getset);
   NodeType.tp_basicsize = sizeof(NodeObject);
   NodeType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
   NodeType.tp_dealloc = node_dealloc;

@@ -268,6 +268,15 @@ static void ready(PyTypeObject* t, PyObject* module, const char* attr) {
   PyModule_AddObject(module, attr, reinterpret_cast<PyObject*>(t));
 }
 
+void add_getset(PyTypeObject* type, PyGetSetDef* defs) {
+  for (PyGetSetDef* g = defs; g->name; ++g) {
+    PyObject* d = PyDescr_NewGetSet(type, g);
+    if (!d || PyDict_SetItemString(type->tp_dict, g->name, d) < 0) throw python_error_set();
+    Py_DECREF(d);
+  }
+  PyType_Modified(type);
+}
+
 void init_object_types(PyObject* m) {
   init_tensor_type(&TensorBaseType);
   TensorBaseType.tp_basicsize = sizeof(TensorObject);

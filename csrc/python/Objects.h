@@ -61,5 +61,7 @@ PyObject* generator_object(c10::Generator g);  // new reference
 inline bool is_generator(PyObject* o) { return PyObject_TypeCheck(o, &GeneratorType); }
 
 void init_object_types(PyObject* module);
+// Adds attributes to a type after PyType_Ready (other files extend TensorBase).
+void add_getset(PyTypeObject* type, PyGetSetDef* defs);
 
 }  // namespace tl::python

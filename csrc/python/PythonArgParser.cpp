@@ -215,8 +215,7 @@ FunctionSignature::FunctionSignature(const std::string& fmt, bool is_method) : m
     p = p.substr(a);
     if (p == "*") {
       kwonly = true;
-      if (!(method && params.size() == 1 && shown.empty())) shown += shown.empty() ? "*" : ", *";
-      else shown += "*";
+      shown += shown.empty() ? "*" : ", *";
       continue;
     }
     FunctionParameter fp;
@@ -237,8 +236,7 @@ FunctionSignature::FunctionSignature(const std::string& fmt, bool is_method) : m
     fp.allow_number = fp.type == ParamType::Tensor && !(params.empty());
     fp.py_name = PyUnicode_InternFromString(fp.name.c_str());
     if (!(method && params.empty())) {
-      if (!shown.empty() && shown.back() != '*') shown += ", ";
-      else if (!shown.empty()) shown += ", ";
+      if (!shown.empty()) shown += ", ";
       shown += fp.type_str + " " + fp.name;
       if (eq != std::string::npos) shown += " = " + rest.substr(eq + 1);
     }

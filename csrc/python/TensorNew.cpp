@@ -388,20 +388,15 @@ static PyObject* get_array_interface(PyObject* self, void*) {
 
 static PyGetSetDef extra_getset[] = {{"__array_interface__", get_array_interface, nullptr, nullptr, nullptr}, {nullptr}};
 
-void tl_init_tensor_new(MethodTables& t, PyObject* tensor_type) {
+void tl_init_tensor_new(MethodTables& t) {
   t.functions.emplace_back("", PyMethodDef{"tensor", (PyCFunction)(void (*)(void))py_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"from_numpy", py_from_numpy, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"as_tensor", (PyCFunction)(void (*)(void))py_as_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
   t.methods.push_back(PyMethodDef{"tolist", m_tolist, METH_NOARGS, nullptr});
   t.methods.push_back(PyMethodDef{"new_tensor", (PyCFunction)(void (*)(void))m_new_tensor, METH_VARARGS | METH_KEYWORDS, nullptr});
-  if (tensor_type) {
-    for (PyGetSetDef* g = extra_getset; g->name; ++g) {
-      PyObject* d = PyDescr_NewGetSet((PyTypeObject*)tensor_type, g);
-      PyDict_SetItemString(((PyTypeObject*)tensor_type)->tp_dict, g->name, d);
-      Py_DECREF(d);
-    }
-    PyType_Modified((PyTypeObject*)tensor_type);
-  }
 }
+
+// Called once TensorBase is ready: numpy.asarray(t) shares t's memory.
+void tl_init_tensor_new_types() { add_getset(&TensorBaseType, extra_getset); }
 
 }  // namespace tl::python

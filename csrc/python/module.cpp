@@ -18,7 +18,8 @@ void tl_register_all_generated_python(tl::python::MethodTables&);
 
 namespace tl::python {
 extern std::vector<PyMethodDef>* g_extra_tensor_methods;
-void tl_init_tensor_new(MethodTables& t, PyObject* tensor_type);
+void tl_init_tensor_new(MethodTables& t);
+void tl_init_tensor_new_types();
 void tl_init_dispatch_testing(MethodTables& t);
 void tl_init_autograd(MethodTables& t);
 void tl_init_autograd_types(PyObject* module);
@@ -195,7 +196,7 @@ static PyObject* init_module() {
 
   auto* tables = new MethodTables();  // lives for the process: Python keeps pointers into it
   tl_register_all_generated_python(*tables);
-  tl_init_tensor_new(*tables, nullptr);
+  tl_init_tensor_new(*tables);
   tl_init_dispatch_testing(*tables);
   tl_init_autograd(*tables);
   g_extra_tensor_methods = &tables->methods;
@@ -203,7 +204,7 @@ static PyObject* init_module() {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   init_object_types(m);
-  tl_init_tensor_new(*new MethodTables(), (PyObject*)&TensorBaseType);  // attaches __array_interface__
+  tl_init_tensor_new_types();
   tl_init_autograd_types(m);
 
   // Function namespaces: _VariableFunctions (torchlike.*), _nn, _linalg, _special.
