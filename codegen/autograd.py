@@ -90,7 +90,7 @@ def translate(formula: str, op_names: set[str]) -> tuple[str, set[str]]:
                 recv = toks[start:k]
                 method = toks[k + 1]
                 has_args = toks[k + 3] != ")"
-                toks = toks[:start] + ["at::" + method, "("] + recv + ([","] if has_args else []) + toks[k + 3:]
+                toks = toks[:start] + ["at::_ops::" + method, "("] + recv + ([","] if has_args else []) + toks[k + 3:]
                 used.add(method)
                 changed = True
                 break
@@ -99,12 +99,16 @@ def translate(formula: str, op_names: set[str]) -> tuple[str, set[str]]:
         prev = toks[i - 1] if i else ""
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
         if t in op_names and nxt == "(" and prev not in (".", "::") and not t.startswith("at::"):
-            out.append("at::" + t)
+            out.append("at::_ops::" + t)
             used.add(t)
+        elif t == "at" and nxt == "::" and i + 2 < len(toks) and toks[i + 2] in op_names:
+            out.append("at::_ops")  # a formula may spell an operator at::name
         else:
             out.append(t)
-            if t.startswith("at::"):
-                used.add(t[4:])
+            if t.startswith("at::_ops::"):
+                used.add(t[len("at::_ops::"):])
+            elif prev == "::" and i >= 2 and toks[i - 2] == "at" and t in op_names:
+                used.add(t)
     text = " ".join(out)
     text = re.sub(r"\s*(::|\.)\s*", r"\1", text)
     text = re.sub(r"(\w)\s+\(", r"\1(", text)
@@ -233,7 +237,7 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
         info.includes |= ops_used
         if "grads" in tokenize(text):
             info.uses_grads = True
-        for name in used:
+        for name in sorted(used):  # sorted: generated text must not depend on hash order
             if name == "result" or re.fullmatch(r"result\d+", name):
                 saved_t[name] = (name, True, False)
                 continue

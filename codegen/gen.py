@@ -12,6 +12,7 @@ for an unchanged entry.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import keyword
 import os
 import re
@@ -35,7 +36,7 @@ TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates"
 # ----------------------------------------------------------------- C++ types
 
 _CPP_BASE = {
-    "Tensor": "at::Tensor", "int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool",
+    "Tensor": "at::TensorBase", "int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool",
     "str": "std::string_view", "Scalar": "at::Scalar", "ScalarType": "at::ScalarType", "Layout": "at::Layout",
     "Device": "at::Device", "Generator": "c10::Generator", "MemoryFormat": "at::MemoryFormat",
 }
@@ -50,7 +51,7 @@ def cpp_value_type(t) -> str:
         return f"std::optional<{cpp_value_type(t.elem)}>"
     if isinstance(t, ListType):
         if t.elem.base.name == "Tensor":
-            return "at::TensorList"
+            return "at::TensorBaseList"
         if t.elem.base.name in ("int", "SymInt"):
             return "at::IntArrayRef"
         raise CodegenError(_current_loc, f"unsupported list type {t}")
@@ -73,7 +74,7 @@ def cpp_return_type(schema: FunctionSchema) -> str:
 
     def one(t):
         if isinstance(t, ListType) and t.elem.base.name == "Tensor":
-            return "std::vector<at::Tensor>"
+            return "std::vector<at::TensorBase>"
         return cpp_value_type(t)
     if len(rets) == 1:
         return one(rets[0].type)
@@ -157,46 +158,55 @@ def _type_family(cpp_type: str) -> str:
     return "number" if t in _NUMERIC_FAMILY else t
 
 
-def overloads_with_defaults(ops: list) -> set:
-    """C++ names whose overloads may all keep default arguments: no call with
-    some number of arguments could match two overloads whose leading parameter
-    types are the same or mutually convertible numbers."""
-    by_name: dict = {}
+def required_arguments(ops: list) -> dict:
+    """For each overload (by id), how many leading C++ arguments a call must pass.
+    Starts from the schema (arguments up to the last one without a default) and
+    is raised, one argument at a time on the longer overload, until no call
+    could match two overloads of one name whose leading parameter types are the
+    same or mutually convertible numbers (C++ would call it ambiguous)."""
+    req, fam, by_name = {}, {}, {}
     for o in ops:
+        args = o.cpp_args
+        req[id(o)] = max((i + 1 for i, a in enumerate(args) if a.default is None), default=0)
+        fam[id(o)] = [_type_family(cpp_arg_type(a.type)) for a in args]
         by_name.setdefault(o.cpp_name, []).append(o)
-    ok = set()
-    for name, group in by_name.items():
-        ambiguous = False
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                ta = [cpp_arg_type(x.type) for x in a.cpp_args]
-                tb = [cpp_arg_type(x.type) for x in b.cpp_args]
-                ra = sum(1 for x in a.cpp_args if x.default is None)
-                rb = sum(1 for x in b.cpp_args if x.default is None)
-                for k in range(max(ra, rb), min(len(ta), len(tb)) + 1):
-                    if all(_type_family(x) == _type_family(y) for x, y in zip(ta[:k], tb[:k])):
-                        ambiguous = True
-        if not ambiguous:
-            ok.add(name)
-    return ok
+
+    def clash(a, b):
+        fa, fb = fam[id(a)], fam[id(b)]
+        return any(fa[:k] == fb[:k] for k in range(max(req[id(a)], req[id(b)]), min(len(fa), len(fb)) + 1))
+
+    for group in by_name.values():
+        changed = True
+        while changed:
+            changed = False
+            for i, a in enumerate(group):
+                for b in group[i + 1:]:
+                    if not clash(a, b):
+                        continue
+                    longer, shorter = (a, b) if len(fam[id(a)]) >= len(fam[id(b)]) else (b, a)
+                    for x in (longer, shorter):
+                        if req[id(x)] < len(fam[id(x)]):
+                            req[id(x)] += 1
+                            changed = True
+                            break
+    return req
 
 
-def cpp_params(op: Op, with_defaults: bool) -> str:
+def _params(args, types, required: int) -> str:
+    """C++ parameters; arguments from index `required` on keep their defaults."""
     out = []
-    for a in op.cpp_args:
-        s = f"{cpp_arg_type(a.type)} {a.name}"
-        if with_defaults and a.default is not None:
+    for i, (a, t) in enumerate(zip(args, types)):
+        s = f"{t} {a.name}"
+        if i >= required and a.default is not None:
             s += f" = {cpp_default(a)}"
         out.append(s)
-    # C++ defaults must be trailing
-    if with_defaults:
-        seen_plain = False
-        for i in range(len(out) - 1, -1, -1):
-            if "=" not in out[i]:
-                seen_plain = True
-            elif seen_plain:
-                out[i] = out[i].split(" = ")[0]
     return ", ".join(out)
+
+
+def cpp_params(op: Op, required: int | None = None) -> str:
+    """`required` None: no defaults (definitions)."""
+    args = op.cpp_args
+    return _params(args, [cpp_arg_type(a.type) for a in args], len(args) if required is None else required)
 
 
 def cpp_arg_types(op: Op) -> str:
@@ -205,6 +215,120 @@ def cpp_arg_types(op: Op) -> str:
 
 def cpp_arg_names(op: Op) -> str:
     return ", ".join(a.name for a in op.cpp_args)
+
+
+# ----------------------------------------------------------------- the user-facing C++ API
+# at::Tensor methods (TensorBody.h) and at:: functions on at::Tensor (Functions.h),
+# generated over the at::_ops entry points that take and return TensorBase.
+
+
+def user_type(cpp: str) -> str:
+    return (cpp.replace("at::TensorBaseList", "at::TensorList").replace("at::TensorBase", "at::Tensor")
+            .replace("std::optional<at::IntArrayRef>", "at::OptionalIntArrayRef"))
+
+
+def _user_return(op: "Op") -> tuple[str, str, str]:
+    """(return type, wrap_open, wrap_close) for forwarding an at::_ops result."""
+    ret = cpp_return_type(op.schema)
+    if ret == "std::vector<at::TensorBase>":
+        return "std::vector<at::Tensor>", "detail::from_base_list(", ")"
+    return user_type(ret), "", ""
+
+
+def _forward_arg(a) -> str:
+    if isinstance(a.type, ListType) and a.type.elem.base.name == "Tensor":
+        return f"detail::to_base_list({a.name})"
+    return a.name
+
+
+def _user_params(args, required: int | None) -> str:
+    return _params(args, [user_type(cpp_arg_type(a.type)) for a in args], len(args) if required is None else required)
+
+
+def is_method(op: "Op") -> bool:
+    return op.kind != "out" and ("method" in op.f.variants or (op.kind == "inplace" and op.f.pointwise is not None))
+
+
+def is_function(op: "Op") -> bool:
+    return "function" in op.f.variants and not (op.kind == "inplace" and op.f.pointwise is not None)
+
+
+def tensorbase_members(header: str) -> set[str]:
+    """Member function names of c10::TensorBase: a generated method must not hide one."""
+    text = open(header).read()
+    body = text.split("class TensorBase {", 1)[1].split("\n};", 1)[0]
+    return set(re.findall(r"(\w+)\(", body))
+
+
+@dataclass
+class _MethodOp:
+    """An operator seen as a method: its C++ arguments without self (for the defaults rule)."""
+    op: "Op"
+
+    @property
+    def cpp_name(self):
+        return self.op.cpp_name
+
+    @property
+    def cpp_args(self):
+        return [a for a in self.op.cpp_args if a.name != "self"]
+
+
+def scalar_operand(op: "Op") -> str | None:
+    """A binary pointwise op (self plus one other tensor) also takes a number for
+    that operand in the C++ API (t.add(2), t.pow(2)); the number is wrapped as
+    Python wraps it, so it promotes the same way. Returns the operand's name."""
+    if op.f.pointwise is None or op.kind == "out":
+        return None
+    tensors = [a.name for a in op.schema.arguments if a.type == BaseType("Tensor") and not a.is_write]
+    if op.kind == "inplace":
+        return tensors[0] if len(tensors) == 1 else None
+    return tensors[1] if len(tensors) == 2 and tensors[0] == "self" else None
+
+
+def _with_scalar(name: str, params: list, forwarded: list) -> tuple[list, list]:
+    """(parameters, forwarded argument texts) with operand `name` as a Scalar."""
+    from codegen.model import SCALAR
+    return ([dataclasses.replace(a, type=SCALAR) if a.name == name else a for a in params],
+            [f"c10::wrapped_scalar_tensor({a.name})" if a.name == name else None for a in forwarded])
+
+
+def user_api(groups, base_members: set[str]) -> tuple[list, list]:
+    global _current_loc
+    methods, functions = [], []
+    for ops in groups.values():
+        fn_ops = [o for o in ops if is_function(o)]
+        fn_req = required_arguments(fn_ops)
+        for o in fn_ops:
+            ret, wo, wc = _user_return(o)
+            functions.append(dict(op=o, wrap_open=wo, wrap_close=wc,
+                                  decl=f"{ret} {o.cpp_name}({_user_params(o.cpp_args, fn_req[id(o)])})",
+                                  call_args=", ".join(_forward_arg(a) for a in o.cpp_args)))
+            if scalar_operand(o):
+                params, fwd = _with_scalar(scalar_operand(o), o.cpp_args, o.cpp_args)
+                functions.append(dict(op=o, wrap_open=wo, wrap_close=wc,
+                                      decl=f"{ret} {o.cpp_name}({_user_params(params, fn_req[id(o)])})",
+                                      call_args=", ".join(f or _forward_arg(a) for a, f in zip(o.cpp_args, fwd))))
+        m_ops = [_MethodOp(o) for o in ops if is_method(o)]
+        m_req = required_arguments(m_ops)
+        for m in m_ops:
+            o = m.op
+            _current_loc = o.f.loc
+            if o.cpp_name in base_members:
+                raise CodegenError(o.f.loc, f"{o.schema.name}: a method named {o.cpp_name!r} would hide "
+                                            f"c10::TensorBase::{o.cpp_name}; drop the 'method' variant")
+            inplace = o.kind == "inplace"
+            ret, wo, wc = ("at::Tensor&", "", "") if inplace else _user_return(o)
+            variants = [(m.cpp_args, [None] * len(o.cpp_args))]
+            if scalar_operand(o):
+                variants.append(_with_scalar(scalar_operand(o), m.cpp_args, o.cpp_args))
+            for params, fwd in variants:
+                call = ", ".join("*this" if a.name == "self" else (f or _forward_arg(a))
+                                 for a, f in zip(o.cpp_args, fwd))
+                methods.append(dict(op=o, inplace=inplace, wrap_open=wo, wrap_close=wc, call_args=call,
+                                    decl=f"{ret} {o.cpp_name}({_user_params(params, m_req[id(m)])}) const",
+                                    definition=f"{ret} Tensor::{o.cpp_name}({_user_params(params, None)}) const"))
+    return methods, functions
 
 
 # ----------------------------------------------------------------- Python signatures
@@ -394,7 +518,7 @@ def binding_cases(entries, method: bool):
         args = op.schema.arguments
         pos = {a.name: i for i, a in enumerate(args)}
         call_args = [f"r.{parsed_accessor(a.type)}({pos[a.name]})" for a in op.cpp_args]
-        case = dict(idx=idx, op=op, call=f"at::{op.cpp_name}({', '.join(call_args)})",
+        case = dict(idx=idx, op=op, call=f"at::_ops::{op.cpp_name}({', '.join(call_args)})",
                     returns=op.schema.returns, out_call=None, out_index=len(args))
         if out is not None:
             o_args = []
@@ -403,7 +527,7 @@ def binding_cases(entries, method: bool):
                     o_args.append(f"r.tensor({len(args)})")
                 else:
                     o_args.append(f"r.{parsed_accessor(a.type)}({pos[a.name]})")
-            case["out_call"] = f"at::{out.cpp_name}({', '.join(o_args)})"
+            case["out_call"] = f"at::_ops::{out.cpp_name}({', '.join(o_args)})"
         cases.append(case)
     return cases
 
@@ -502,8 +626,7 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
         entries = sorted({(str(o.f.func.name), o.f.loc.line) for o in ops}, key=lambda x: x[1])
         provenance = ", ".join(f"{n} ({yaml_name}:{ln})" for n, ln in entries)
         # C++ defaults only where no call could match two overloads.
-        with_defaults = overloads_with_defaults(ops)
-        counts = {o.cpp_name: (1 if o.cpp_name in with_defaults else 2) for o in ops}
+        required = required_arguments(ops)
         ag_includes = sorted({header_of[n] for o in ops if o.autograd for n in o.autograd.includes if n in header_of}
                              | ({"zeros"} if any(o.autograd and len(o.schema.returns) > 1 for o in ops) else set())
                              | ({"clone"} if any(o.autograd and any(c for _, _, c in o.autograd.saved_tensors)
@@ -512,7 +635,7 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
         natives = OrderedDict()
         for o in ops:
             for key, kernel in o.dispatch:
-                natives.setdefault((kernel, cpp_return_type(o.schema), cpp_params(o, False)), None)
+                natives.setdefault((kernel, cpp_return_type(o.schema), cpp_params(o)), None)
         pybind = python_bindings(ops)
         py_entries = []
         for (module, pyname, method), entries_ in pybind.items():
@@ -521,7 +644,7 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
                                    cases=binding_cases(entries_, method),
                                    cname=f"py{'method' if method else 'fn'}_{module + '_' if module else ''}{pyname}"))
             all_python.append((module, pyname, method, entries_))
-        ctx = dict(base=base, ops=ops, counts=counts, natives=list(natives), provenance=provenance,
+        ctx = dict(base=base, ops=ops, required=lambda o: required[id(o)], natives=list(natives), provenance=provenance,
                    ag_includes=ag_includes, has_autograd=any(o.autograd for o in ops),
                    pointwise_info=pointwise_info, py_entries=py_entries, return_kind=return_kind,
                    template_name="")
@@ -534,9 +657,12 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
 
     bases = list(groups)
     agg = dict(bases=bases, provenance=f"all entries of {yaml_name}")
-    write_if_changed(os.path.join(out_dir, "Functions.h"),
-                     env.get_template("Functions.h.j2").render(agg, template_name="codegen/templates/Functions.h.j2"),
-                     written)
+    methods, functions = user_api(groups, tensorbase_members(os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "csrc", "c10", "Tensor.h")))
+    write_if_changed(os.path.join(out_dir, "TensorBody.h"), env.get_template("TensorBody.h.j2").render(
+        agg, methods=methods, template_name="codegen/templates/TensorBody.h.j2"), written)
+    write_if_changed(os.path.join(out_dir, "Functions.h"), env.get_template("Functions.h.j2").render(
+        agg, functions=functions, template_name="codegen/templates/Functions.h.j2"), written)
     reg = os.path.join(out_dir, "RegisterAll.cpp")
     write_if_changed(reg, env.get_template("RegisterAll.cpp.j2").render(
         agg, template_name="codegen/templates/RegisterAll.cpp.j2"), written)

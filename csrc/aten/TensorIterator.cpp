@@ -65,7 +65,7 @@ void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {
     }
   }
   for (int i = 0; i < noutputs_; ++i) {
-    const Tensor& out = ops_[i].tensor;
+    const TensorBase& out = ops_[i].tensor;
     if (!out.defined()) continue;
     if (first) {
       full_shape_ = out.sizes();
@@ -110,7 +110,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
   // others are converted once up front so the inner loop is single-typed.
   if (cfg.promote_ || cfg.forced_common_ != ScalarType::Undefined) {
     for (int i = noutputs_; i < ntensors(); ++i) {
-      Tensor& t = ops_[i].tensor;
+      TensorBase& t = ops_[i].tensor;
       if (t.scalar_type() != common_) t = native::cast_to(t, common_, device_);
       else if (t.device() != device_) t = native::cast_to(t, common_, device_);
     }
@@ -124,7 +124,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
              " (in ", name_, ")");
     // Compute into a temporary of the computation dtype, cast back in finish().
     op.original = op.tensor;
-    op.tensor = Tensor();
+    op.tensor = TensorBase();
   }
   cfg.out_dtype_ = want_out;
 }
@@ -135,7 +135,7 @@ void TensorIterator::allocate_outputs(TensorIteratorConfig& cfg) {
     if (op.tensor.defined()) {
       // Writing through a tensor whose elements alias each other would race
       // (unless every write stores the same value, as in fill_).
-      const Tensor& t = op.tensor;
+      const TensorBase& t = op.tensor;
       if (!cfg.check_overlap_) continue;
       for (int64_t d = 0; d < t.dim(); ++d)
         TL_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
@@ -146,9 +146,9 @@ void TensorIterator::allocate_outputs(TensorIteratorConfig& cfg) {
     // Follow the layout of an input that already has the full shape and a
     // dense non-contiguous layout (e.g. transposed), as PyTorch does.
     TensorOptions opts(cfg.out_dtype_, device_);
-    const Tensor* like = nullptr;
+    const TensorBase* like = nullptr;
     for (int k = noutputs_; k < ntensors(); ++k) {
-      const Tensor& t = ops_[k].tensor;
+      const TensorBase& t = ops_[k].tensor;
       if (t.sizes().equals(full_shape_)) {
         if (!t.is_contiguous() && t.unsafeGetTensorImpl()->is_non_overlapping_and_dense()) like = &t;
         break;
@@ -164,7 +164,7 @@ void TensorIterator::compute_strides_and_coalesce() {
   // Byte strides in natural order, 0 for broadcast dims.
   std::vector<DimVector> st(nt);
   for (int k = 0; k < nt; ++k) {
-    const Tensor& t = ops_[k].tensor;
+    const TensorBase& t = ops_[k].tensor;
     ops_[k].data = is_meta_ ? nullptr : static_cast<char*>(t.data_ptr());
     st[k].resize(nd, 0);
     int off = nd - (int)t.dim();
@@ -225,7 +225,7 @@ void TensorIterator::finish() {
     if (!op.original.defined()) continue;
     if (!is_meta_) native::copy_into(op.original, op.tensor);
     op.tensor = op.original;
-    op.original = Tensor();
+    op.original = TensorBase();
   }
 }
 

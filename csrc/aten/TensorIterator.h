@@ -10,8 +10,8 @@
 namespace at {
 
 struct OperandInfo {
-  Tensor tensor;        // what the loop reads/writes (maybe a converted copy)
-  Tensor original;      // the caller's out= tensor when `tensor` is a temporary
+  TensorBase tensor;        // what the loop reads/writes (maybe a converted copy)
+  TensorBase original;      // the caller's out= tensor when `tensor` is a temporary
   char* data = nullptr;
   DimVector stride_bytes;  // per loop dim
   bool is_output = false;
@@ -22,8 +22,8 @@ class TensorIterator;
 class TensorIteratorConfig {
  public:
   explicit TensorIteratorConfig(const char* op_name) : name_(op_name) {}
-  TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
-  TensorIteratorConfig& add_input(const Tensor& t) { inputs_.push_back(t); return *this; }
+  TensorIteratorConfig& add_output(const TensorBase& t) { outputs_.push_back(t); return *this; }
+  TensorIteratorConfig& add_input(const TensorBase& t) { inputs_.push_back(t); return *this; }
   // Inputs are converted to the common dtype (result_type over the inputs).
   TensorIteratorConfig& promote_inputs_to_common_dtype(bool v) { promote_ = v; return *this; }
   // Integer and bool inputs compute in the default float dtype (true division, exp of ints).
@@ -43,7 +43,7 @@ class TensorIteratorConfig {
  private:
   friend class TensorIterator;
   const char* name_;
-  std::vector<Tensor> outputs_, inputs_;
+  std::vector<TensorBase> outputs_, inputs_;
   bool promote_ = true, int_to_float_ = false, resize_ = true, any_cast_ = false, check_overlap_ = true;
   ScalarType out_dtype_ = ScalarType::Undefined;
   ScalarType forced_common_ = ScalarType::Undefined;
@@ -61,8 +61,8 @@ class TensorIterator {
   int ndim() const { return (int)shape_.size(); }
   ScalarType common_dtype() const { return common_; }
   ScalarType dtype(int arg) const { return ops_[arg].tensor.scalar_type(); }
-  const Tensor& output(int i = 0) const { return ops_[i].original.defined() ? ops_[i].original : ops_[i].tensor; }
-  const Tensor& operand(int i) const { return ops_[i].tensor; }
+  const TensorBase& output(int i = 0) const { return ops_[i].original.defined() ? ops_[i].original : ops_[i].tensor; }
+  const TensorBase& operand(int i) const { return ops_[i].tensor; }
   char* data_ptr(int arg) const { return ops_[arg].data; }
   IntArrayRef strides(int arg) const { return ops_[arg].stride_bytes; }
   const char* name() const { return name_; }

@@ -15,7 +15,7 @@ static ScalarType combine_categories(ScalarType higher, ScalarType lower) {
   return lower;
 }
 
-void update_result_type_state(const Tensor& t, ResultTypeState& s) {
+void update_result_type_state(const TensorBase& t, ResultTypeState& s) {
   if (!t.defined()) return;
   ScalarType cur = t.scalar_type();
   if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
@@ -38,9 +38,9 @@ ScalarType result_type(const ResultTypeState& s) {
   return combine_categories(s.dimResult, combine_categories(s.zeroResult, s.wrappedResult));
 }
 
-ScalarType result_type(ArrayRef<Tensor> tensors) {
+ScalarType result_type(ArrayRef<TensorBase> tensors) {
   ResultTypeState s;
-  for (const Tensor& t : tensors) update_result_type_state(t, s);
+  for (const TensorBase& t : tensors) update_result_type_state(t, s);
   return result_type(s);
 }
 

@@ -12,9 +12,9 @@ struct ResultTypeState {
   ScalarType wrappedResult = ScalarType::Undefined;
 };
 
-void update_result_type_state(const Tensor& t, ResultTypeState& s);
+void update_result_type_state(const TensorBase& t, ResultTypeState& s);
 void update_result_type_state(const Scalar& v, ResultTypeState& s);
 ScalarType result_type(const ResultTypeState& s);
-ScalarType result_type(ArrayRef<Tensor> tensors);
+ScalarType result_type(ArrayRef<TensorBase> tensors);
 
 }  // namespace at

@@ -2,11 +2,11 @@
 
 namespace torchlike::autograd {
 
-AutogradMeta* get_autograd_meta(const Tensor& t) {
+AutogradMeta* get_autograd_meta(const TensorBase& t) {
   return static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
 }
 
-AutogradMeta* materialize_autograd_meta(const Tensor& t) {
+AutogradMeta* materialize_autograd_meta(const TensorBase& t) {
   AutogradMeta* m = get_autograd_meta(t);
   if (!m) {
     auto fresh = std::make_unique<AutogradMeta>();
@@ -16,17 +16,17 @@ AutogradMeta* materialize_autograd_meta(const Tensor& t) {
   return m;
 }
 
-bool requires_grad(const Tensor& t) {
+bool requires_grad(const TensorBase& t) {
   AutogradMeta* m = get_autograd_meta(t);
   return m && (m->requires_grad || m->grad_fn);
 }
 
-bool is_leaf(const Tensor& t) {
+bool is_leaf(const TensorBase& t) {
   AutogradMeta* m = get_autograd_meta(t);
   return !m || !m->grad_fn;
 }
 
-void set_requires_grad(const Tensor& t, bool v) {
+void set_requires_grad(const TensorBase& t, bool v) {
   TL_CHECK(is_leaf(t), "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                        "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   TL_CHECK(!v || c10::isFloatingType(t.scalar_type()),
@@ -35,15 +35,15 @@ void set_requires_grad(const Tensor& t, bool v) {
   materialize_autograd_meta(t)->requires_grad = v;
 }
 
-const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
+const std::shared_ptr<Node>& grad_fn(const TensorBase& t) {
   static const std::shared_ptr<Node> none;
   AutogradMeta* m = get_autograd_meta(t);
   return m ? m->grad_fn : none;
 }
 
-Tensor& mutable_grad(const Tensor& t) { return materialize_autograd_meta(t)->grad; }
+TensorBase& mutable_grad(const TensorBase& t) { return materialize_autograd_meta(t)->grad; }
 
-std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+std::shared_ptr<Node> grad_accumulator(const TensorBase& t) {
   AutogradMeta* m = get_autograd_meta(t);
   if (!m || m->grad_fn || !m->requires_grad) return nullptr;
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
@@ -54,7 +54,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   return acc;
 }
 
-Edge gradient_edge(const Tensor& t) {
+Edge gradient_edge(const TensorBase& t) {
   AutogradMeta* m = get_autograd_meta(t);
   if (!m) return Edge();
   // PyTorch regenerates a view's grad_fn after its base changes in place;
@@ -67,7 +67,7 @@ Edge gradient_edge(const Tensor& t) {
   return Edge(grad_accumulator(t), 0);
 }
 
-void add_input_edge(Node& fn, const Tensor& t) {
+void add_input_edge(Node& fn, const TensorBase& t) {
   InputMetadata md;
   if (t.defined()) {
     md.sizes = t.sizes();
@@ -78,7 +78,7 @@ void add_input_edge(Node& fn, const Tensor& t) {
   fn.input_metadata().push_back(std::move(md));
 }
 
-void set_history(const Tensor& result, const std::shared_ptr<Node>& fn, uint32_t nr) {
+void set_history(const TensorBase& result, const std::shared_ptr<Node>& fn, uint32_t nr) {
   if (!result.defined()) return;
   AutogradMeta* m = materialize_autograd_meta(result);
   m->grad_fn = fn;
@@ -87,7 +87,7 @@ void set_history(const Tensor& result, const std::shared_ptr<Node>& fn, uint32_t
   m->grad_accumulator.reset();
 }
 
-void check_inplace(const Tensor& t, const char* op) {
+void check_inplace(const TensorBase& t, const char* op) {
   AutogradMeta* m = get_autograd_meta(t);
   if (!m) return;
   TL_CHECK(!(m->requires_grad && !m->grad_fn),
@@ -117,7 +117,7 @@ void set_anomaly_enabled(bool v) { g_anomaly = v; }
 }  // namespace torchlike::autograd
 
 namespace torchlike::autograd {
-void mark_view(const Tensor& view, const Tensor& base) {
+void mark_view(const TensorBase& view, const TensorBase& base) {
   if (!view.defined() || !requires_grad(base)) return;
   AutogradMeta* bm = get_autograd_meta(base);
   AutogradMeta* vm = materialize_autograd_meta(view);

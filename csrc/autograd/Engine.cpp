@@ -16,11 +16,11 @@ namespace {
 // Gradients arriving at a node, one slot per forward output; summed on arrival.
 struct InputBuffer {
   variable_list grads;
-  void add(size_t pos, Tensor g) {
+  void add(size_t pos, TensorBase g) {
     if (!g.defined()) return;
     if (grads.size() <= pos) grads.resize(pos + 1);
-    Tensor& cur = grads[pos];
-    cur = cur.defined() ? at::add(cur, g, 1) : std::move(g);
+    TensorBase& cur = grads[pos];
+    cur = cur.defined() ? at::_ops::add(cur, g, 1) : std::move(g);
   }
 };
 
@@ -30,7 +30,7 @@ struct ByNewest {
 
 // A gradient must match its forward input: sum away broadcast dims and cast
 // to the input dtype (PyTorch's validate_outputs).
-Tensor conform(Tensor g, const InputMetadata& md, Node& fn, size_t i) {
+TensorBase conform(TensorBase g, const InputMetadata& md, Node& fn, size_t i) {
   if (!g.defined() || !md.defined) return g;
   if (!g.sizes().equals(md.sizes)) {
     bool expandable = g.dim() >= (int64_t)md.sizes.size();
@@ -40,10 +40,10 @@ Tensor conform(Tensor g, const InputMetadata& md, Node& fn, size_t i) {
     }
     TL_CHECK(expandable, "Function ", fn.name(), " returned an invalid gradient at index ", i, " - got ", g.sizes(),
              " but expected shape compatible with ", md.sizes.ref());
-    g = at::sum_to_size(g, md.sizes);
+    g = at::_ops::sum_to_size(g, md.sizes);
   }
   if (g.scalar_type() != md.dtype)
-    g = at::_to_copy(g, md.dtype, std::nullopt, std::nullopt, std::nullopt, false, std::nullopt);
+    g = at::_ops::_to_copy(g, md.dtype, std::nullopt, std::nullopt, std::nullopt, false, std::nullopt);
   return g;
 }
 
@@ -57,12 +57,12 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   AutoGradMode mode(create_graph);
 
   // Root edges and their seed gradients.
-  std::vector<std::pair<Edge, Tensor>> seeds;
+  std::vector<std::pair<Edge, TensorBase>> seeds;
   for (size_t i = 0; i < roots.size(); ++i) {
-    const Tensor& r = roots[i];
+    const TensorBase& r = roots[i];
     TL_CHECK(r.defined() && requires_grad(r),
              "element ", i, " of tensors does not require grad and does not have a grad_fn");
-    const Tensor& g = grad_roots[i];
+    const TensorBase& g = grad_roots[i];
     TL_CHECK(g.defined(), "backward: no gradient given for element ", i);
     TL_CHECK(g.sizes().equals(r.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ", g.sizes(),
              " and output[", i, "] has a shape of ", r.sizes(), ".");
@@ -73,7 +73,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
   std::vector<Edge> input_edges;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
+    const TensorBase& t = inputs[i];
     TL_CHECK(t.defined() && requires_grad(t), "One of the differentiated Tensors does not require grad");
     Edge e = gradient_edge(t);
     input_edges.push_back(e);
@@ -168,7 +168,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       for (auto& h : list.items) {
         uint32_t k = h.second.first;
         if (k < in.size() && in[k].defined()) {
-          Tensor r = h.second.second(in[k]);
+          TensorBase r = h.second.second(in[k]);
           if (r.defined()) in[k] = r;
         }
       }
@@ -178,7 +178,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       if (AutogradMeta* vm = get_autograd_meta(acc->variable()))
         for (auto& h : vm->leaf_hooks.items)
           if (!in.empty() && in[0].defined()) {
-            Tensor r = h.second(in[0]);
+            TensorBase r = h.second(in[0]);
             if (r.defined()) in[0] = r;
           }
     }
@@ -187,7 +187,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     if (cap != captures.end() && !accumulate_into_inputs) {
       for (auto& c : cap->second)
         if (c.first < in.size() && in[c.first].defined())
-          results[c.second] = results[c.second].defined() ? at::add(results[c.second], in[c.first], 1) : in[c.first];
+          results[c.second] = results[c.second].defined() ? at::_ops::add(results[c.second], in[c.first], 1) : in[c.first];
     }
     if (!runs(n)) continue;
     for (auto& h : n->pre_hooks().items) {
@@ -214,10 +214,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     for (size_t i = 0; i < edges.size() && i < out.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.function || !is_needed(e.function.get())) continue;
-      Tensor g = out[i];
+      TensorBase g = out[i];
       if (g.defined() && i < n->input_metadata().size()) g = conform(g, n->input_metadata()[i], *n, i);
       if (anomaly_enabled() && g.defined() && c10::isFloatingType(g.scalar_type()) &&
-          c10::item(at::any(at::isnan(g))).toBool()) {
+          c10::item(at::_ops::any(at::_ops::isnan(g))).toBool()) {
         TL_ERROR("Function '", n->name(), "' returned nan values in its ", i, "th output.",
                  n->anomaly_trace().empty() ? "" : "\n\nThe forward call that created it was:\n" + n->anomaly_trace());
       }

@@ -11,31 +11,31 @@
 
 namespace c10 {
 // Found by argument-dependent lookup from any namespace.
-Tensor operator+(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a, const Tensor& b);
-Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator+(const Tensor& a, const Scalar& b);
-Tensor operator-(const Tensor& a, const Scalar& b);
-Tensor operator*(const Tensor& a, const Scalar& b);
-Tensor operator/(const Tensor& a, const Scalar& b);
-Tensor operator+(const Scalar& a, const Tensor& b);
-Tensor operator-(const Scalar& a, const Tensor& b);
-Tensor operator*(const Scalar& a, const Tensor& b);
-Tensor operator/(const Scalar& a, const Tensor& b);
-Tensor operator-(const Tensor& a);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator==(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Scalar& b);
-Tensor operator<(const Tensor& a, const Scalar& b);
-Tensor operator>=(const Tensor& a, const Scalar& b);
-Tensor operator<=(const Tensor& a, const Scalar& b);
-Tensor operator==(const Tensor& a, const Scalar& b);
-Tensor operator!=(const Tensor& a, const Tensor& b);
-Tensor operator!=(const Tensor& a, const Scalar& b);
+TensorBase operator+(const TensorBase& a, const TensorBase& b);
+TensorBase operator-(const TensorBase& a, const TensorBase& b);
+TensorBase operator*(const TensorBase& a, const TensorBase& b);
+TensorBase operator/(const TensorBase& a, const TensorBase& b);
+TensorBase operator+(const TensorBase& a, const Scalar& b);
+TensorBase operator-(const TensorBase& a, const Scalar& b);
+TensorBase operator*(const TensorBase& a, const Scalar& b);
+TensorBase operator/(const TensorBase& a, const Scalar& b);
+TensorBase operator+(const Scalar& a, const TensorBase& b);
+TensorBase operator-(const Scalar& a, const TensorBase& b);
+TensorBase operator*(const Scalar& a, const TensorBase& b);
+TensorBase operator/(const Scalar& a, const TensorBase& b);
+TensorBase operator-(const TensorBase& a);
+TensorBase operator>(const TensorBase& a, const TensorBase& b);
+TensorBase operator<(const TensorBase& a, const TensorBase& b);
+TensorBase operator>=(const TensorBase& a, const TensorBase& b);
+TensorBase operator<=(const TensorBase& a, const TensorBase& b);
+TensorBase operator==(const TensorBase& a, const TensorBase& b);
+TensorBase operator>(const TensorBase& a, const Scalar& b);
+TensorBase operator<(const TensorBase& a, const Scalar& b);
+TensorBase operator>=(const TensorBase& a, const Scalar& b);
+TensorBase operator<=(const TensorBase& a, const Scalar& b);
+TensorBase operator==(const TensorBase& a, const Scalar& b);
+TensorBase operator!=(const TensorBase& a, const TensorBase& b);
+TensorBase operator!=(const TensorBase& a, const Scalar& b);
 }  // namespace c10
 
 namespace torchlike::autograd {
@@ -47,7 +47,7 @@ struct SavedMeta {
   at::ScalarType dtype_ = at::ScalarType::Undefined;
   at::Device device_;
   SavedMeta() = default;
-  explicit SavedMeta(const at::Tensor& t) : sizes_(t.sizes()), dtype_(t.scalar_type()), device_(t.device()) {}
+  explicit SavedMeta(const at::TensorBase& t) : sizes_(t.sizes()), dtype_(t.scalar_type()), device_(t.device()) {}
   at::IntArrayRef sizes() const { return sizes_; }
   at::IntArrayRef sym_sizes() const { return sizes_; }
   int64_t dim() const { return (int64_t)sizes_.size(); }
@@ -71,64 +71,64 @@ std::string current_stack();
 
 namespace generated {
 // Backward helpers used by derivative formulas in native_functions.yaml.
-at::Tensor maybe_multiply(const at::Tensor& t, const at::Scalar& s);
-at::Tensor pow_backward_self(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& exponent);
-at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& exponent,
-                                 const at::Tensor& result);
-at::Tensor threshold_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& threshold);
+at::TensorBase maybe_multiply(const at::TensorBase& t, const at::Scalar& s);
+at::TensorBase pow_backward_self(const at::TensorBase& grad, const at::TensorBase& self, const at::TensorBase& exponent);
+at::TensorBase pow_backward_exponent(const at::TensorBase& grad, const at::TensorBase& self, const at::TensorBase& exponent,
+                                 const at::TensorBase& result);
+at::TensorBase threshold_backward(const at::TensorBase& grad, const at::TensorBase& self, const at::Scalar& threshold);
 
 // Pointwise ops with piecewise definitions.
-at::Tensor div_mode_backward_self(const at::Tensor& grad, const at::Tensor& other,
+at::TensorBase div_mode_backward_self(const at::TensorBase& grad, const at::TensorBase& other,
                                   std::optional<std::string_view> rounding_mode);
-at::Tensor div_mode_backward_other(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& other,
+at::TensorBase div_mode_backward_other(const at::TensorBase& grad, const at::TensorBase& self, const at::TensorBase& other,
                                    std::optional<std::string_view> rounding_mode);
-at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Tensor>& min,
-                          const std::optional<at::Tensor>& max);
-at::Tensor clamp_backward_min(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Tensor>& min,
-                              const std::optional<at::Tensor>& max);
-at::Tensor clamp_backward_max(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Tensor>& min,
-                              const std::optional<at::Tensor>& max);
+at::TensorBase clamp_backward(const at::TensorBase& grad, const at::TensorBase& self, const std::optional<at::TensorBase>& min,
+                          const std::optional<at::TensorBase>& max);
+at::TensorBase clamp_backward_min(const at::TensorBase& grad, const at::TensorBase& self, const std::optional<at::TensorBase>& min,
+                              const std::optional<at::TensorBase>& max);
+at::TensorBase clamp_backward_max(const at::TensorBase& grad, const at::TensorBase& self, const std::optional<at::TensorBase>& min,
+                              const std::optional<at::TensorBase>& max);
 
 // Views: the gradient of a view op, as an op on grad.
-at::Tensor permute_backwards(const at::Tensor& grad, at::IntArrayRef dims);
-at::Tensor unsqueeze_to(const at::Tensor& grad, at::IntArrayRef sizes);
-at::Tensor unsqueeze_to(const at::Tensor& grad, int64_t dim, at::IntArrayRef sizes);
-at::Tensor unsqueeze_to(const at::Tensor& grad, at::IntArrayRef dims, at::IntArrayRef sizes);
-at::Tensor select_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, int64_t index);
-at::Tensor slice_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+at::TensorBase permute_backwards(const at::TensorBase& grad, at::IntArrayRef dims);
+at::TensorBase unsqueeze_to(const at::TensorBase& grad, at::IntArrayRef sizes);
+at::TensorBase unsqueeze_to(const at::TensorBase& grad, int64_t dim, at::IntArrayRef sizes);
+at::TensorBase unsqueeze_to(const at::TensorBase& grad, at::IntArrayRef dims, at::IntArrayRef sizes);
+at::TensorBase select_backward(const at::TensorBase& grad, at::IntArrayRef sizes, int64_t dim, int64_t index);
+at::TensorBase slice_backward(const at::TensorBase& grad, at::IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                           std::optional<int64_t> end, int64_t step);
-at::Tensor diagonal_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t offset, int64_t dim1,
+at::TensorBase diagonal_backward(const at::TensorBase& grad, at::IntArrayRef sizes, int64_t offset, int64_t dim1,
                              int64_t dim2);
-at::Tensor unfold_backward(const at::Tensor& grad, at::IntArrayRef sizes, int64_t dimension, int64_t size,
+at::TensorBase unfold_backward(const at::TensorBase& grad, at::IntArrayRef sizes, int64_t dimension, int64_t size,
                            int64_t step);
-at::Tensor as_strided_backward(const at::Tensor& grad, const at::Tensor& self, at::IntArrayRef size,
+at::TensorBase as_strided_backward(const at::TensorBase& grad, const at::TensorBase& self, at::IntArrayRef size,
                                at::IntArrayRef stride, std::optional<int64_t> storage_offset);
-at::Tensor _to_copy_backward(const at::Tensor& grad, const at::TensorOptions& self_options);
+at::TensorBase _to_copy_backward(const at::TensorBase& grad, const at::TensorOptions& self_options);
 
 // Reductions.
-at::Tensor restore_reduced_dims(const at::Tensor& output, at::IntArrayRef dims, bool keepdim);
-at::Tensor scale_grad_by_count(const at::Tensor& grad, const at::Tensor& mask, at::IntArrayRef dims);
-at::Tensor sum_backward(const at::Tensor& grad, at::IntArrayRef sizes, std::optional<at::IntArrayRef> dims,
+at::TensorBase restore_reduced_dims(const at::TensorBase& output, at::IntArrayRef dims, bool keepdim);
+at::TensorBase scale_grad_by_count(const at::TensorBase& grad, const at::TensorBase& mask, at::IntArrayRef dims);
+at::TensorBase sum_backward(const at::TensorBase& grad, at::IntArrayRef sizes, std::optional<at::IntArrayRef> dims,
                         bool keepdim);
-at::Tensor mean_backward(const at::Tensor& grad, at::IntArrayRef sizes, std::optional<at::IntArrayRef> dims,
+at::TensorBase mean_backward(const at::TensorBase& grad, at::IntArrayRef sizes, std::optional<at::IntArrayRef> dims,
                          bool keepdim);
-at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& result);
-at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& result, int64_t dim,
+at::TensorBase prod_backward(const at::TensorBase& grad, const at::TensorBase& input, const at::TensorBase& result);
+at::TensorBase prod_backward(const at::TensorBase& grad, const at::TensorBase& input, const at::TensorBase& result, int64_t dim,
                          bool keepdim);
-at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& value);
-at::Tensor value_selecting_reduction_backward(const at::Tensor& grad, int64_t dim, const at::Tensor& indices,
+at::TensorBase evenly_distribute_backward(const at::TensorBase& grad, const at::TensorBase& input, const at::TensorBase& value);
+at::TensorBase value_selecting_reduction_backward(const at::TensorBase& grad, int64_t dim, const at::TensorBase& indices,
                                               at::IntArrayRef sizes, bool keepdim);
-at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self, std::optional<at::IntArrayRef> dims,
+at::TensorBase var_backward(const at::TensorBase& grad, const at::TensorBase& self, std::optional<at::IntArrayRef> dims,
                         const std::optional<at::Scalar>& correction, bool keepdim);
-at::Tensor std_backward(const at::Tensor& result, const at::Tensor& grad, const at::Tensor& self,
+at::TensorBase std_backward(const at::TensorBase& result, const at::TensorBase& grad, const at::TensorBase& self,
                         std::optional<at::IntArrayRef> dims, const std::optional<at::Scalar>& correction,
                         bool keepdim);
-at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self, const std::optional<at::Scalar>& p,
-                         const at::Tensor& norm, std::optional<at::IntArrayRef> dims, bool keepdim);
-at::Tensor logsumexp_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result,
+at::TensorBase norm_backward(const at::TensorBase& grad, const at::TensorBase& self, const std::optional<at::Scalar>& p,
+                         const at::TensorBase& norm, std::optional<at::IntArrayRef> dims, bool keepdim);
+at::TensorBase logsumexp_backward(const at::TensorBase& grad, const at::TensorBase& self, const at::TensorBase& result,
                               at::IntArrayRef dims, bool keepdim);
-at::Tensor cumsum_backward(const at::Tensor& grad, int64_t dim);
-at::Tensor cumprod_backward(const at::Tensor& grad, const at::Tensor& input, int64_t dim, const at::Tensor& output);
+at::TensorBase cumsum_backward(const at::TensorBase& grad, int64_t dim);
+at::TensorBase cumprod_backward(const at::TensorBase& grad, const at::TensorBase& input, int64_t dim, const at::TensorBase& output);
 }  // namespace generated
 
 }  // namespace torchlike::autograd

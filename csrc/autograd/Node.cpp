@@ -12,26 +12,26 @@ uint64_t next_sequence_nr() {
   return n.fetch_add(1, std::memory_order_relaxed);
 }
 
-AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) { set_num_inputs(1); }
+AccumulateGrad::AccumulateGrad(TensorBase variable) : variable_(std::move(variable)) { set_num_inputs(1); }
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
-  Tensor g = grads.empty() ? Tensor() : grads[0];
+  TensorBase g = grads.empty() ? TensorBase() : grads[0];
   if (!g.defined()) return {};
   // The leaf's tensor hooks already ran in the engine (before capture, so
   // autograd.grad sees them too).
   AutogradMeta* meta = get_autograd_meta(variable_);
-  Tensor& grad = meta->grad;
+  TensorBase& grad = meta->grad;
   if (!grad.defined()) {
     // Steal the incoming gradient only when nothing else holds it and it is a
     // plain dense tensor; otherwise a later in-place accumulation would write
     // into someone else's memory (or into an expanded, self-overlapping view).
     bool steal = !is_grad_enabled() && g.use_count() <= 2 && g.is_contiguous() && requires_grad(g) == false &&
                  get_autograd_meta(g) == nullptr;
-    grad = steal ? g : at::clone(g, std::nullopt);
+    grad = steal ? g : at::_ops::clone(g, std::nullopt);
   } else if (is_grad_enabled()) {
-    grad = at::add(grad, g, 1);  // create_graph: keep the graph of the accumulated gradient
+    grad = at::_ops::add(grad, g, 1);  // create_graph: keep the graph of the accumulated gradient
   } else {
-    at::add_(grad, g, 1);
+    at::_ops::add_(grad, g, 1);
   }
   return {};
 }

@@ -9,8 +9,8 @@
 
 namespace torchlike::autograd {
 
-using at::Tensor;
-using variable_list = std::vector<Tensor>;
+using at::TensorBase;
+using variable_list = std::vector<TensorBase>;
 
 class Node;
 
@@ -86,7 +86,7 @@ class Node : public std::enable_shared_from_this<Node> {
   HookList<PreHook>& pre_hooks() { return pre_hooks_; }
   HookList<PostHook>& post_hooks() { return post_hooks_; }
   // Hooks registered on a non-leaf output tensor: (output number, hook).
-  using TensorHook = std::function<Tensor(const Tensor&)>;
+  using TensorHook = std::function<TensorBase(const TensorBase&)>;
   HookList<std::pair<uint32_t, TensorHook>>& tensor_pre_hooks() { return tensor_hooks_; }
   // retain_grad() hooks: run after all other tensor hooks (as in PyTorch), so
   // .grad of a non-leaf sees the gradient the tensor hooks produced.
@@ -113,14 +113,14 @@ class Node : public std::enable_shared_from_this<Node> {
 // A leaf's sink: adds incoming gradients into the leaf's .grad.
 class AccumulateGrad : public Node {
  public:
-  explicit AccumulateGrad(Tensor variable);
+  explicit AccumulateGrad(TensorBase variable);
   variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }
-  const Tensor& variable() const { return variable_; }
+  const TensorBase& variable() const { return variable_; }
 
  private:
   // Strong: the graph keeps the leaf alive; the leaf points back only weakly.
-  Tensor variable_;
+  TensorBase variable_;
 };
 
 // Raised at backward time for an op that has no derivative formula.

@@ -4,11 +4,11 @@ namespace torchlike::autograd {
 
 // A tensor sharing t's storage and version counter but carrying no autograd
 // state: what the node keeps, so it never owns a reference back to itself.
-static Tensor data_alias(const Tensor& t) {
+static TensorBase data_alias(const TensorBase& t) {
   return c10::make_view(t, t.sizes(), t.strides(), t.storage_offset());
 }
 
-SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+SavedVariable::SavedVariable(const TensorBase& t, bool is_output) {
   if (!t.defined()) return;
   was_defined_ = true;
   is_output_ = is_output;
@@ -36,14 +36,14 @@ void SavedVariable::reset_data() {
   released_ = true;
 }
 
-Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
-  if (!was_defined_) return Tensor();
+TensorBase SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
+  if (!was_defined_) return TensorBase();
   TL_CHECK(!released_,
            "Trying to backward through the graph a second time (or directly access saved tensors after they have "
            "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
            "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
            "you need to access saved tensors after calling backward.");
-  const Tensor& cur = leaf_.defined() ? leaf_ : data_;
+  const TensorBase& cur = leaf_.defined() ? leaf_ : data_;
   if (cur._version() != saved_version_) {
     // PyTorch's wording: "[torch.FloatTensor [2]], which is output 0 of Exp,"
     // (the node's name without its "Backward<N>" suffix); a leaf has no "which is".
@@ -61,7 +61,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
   if (leaf_.defined()) return leaf_;
   if (!requires_grad_ || !is_grad_enabled()) return data_;
   // Re-attach the history (only matters for create_graph / higher order).
-  Tensor r = data_alias(data_);
+  TensorBase r = data_alias(data_);
   if (is_output_) {
     if (owner) set_history(r, owner, output_nr_);
   } else if (grad_fn_) {

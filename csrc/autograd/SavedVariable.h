@@ -11,19 +11,19 @@ namespace torchlike::autograd {
 class SavedVariable {
  public:
   SavedVariable() = default;
-  SavedVariable(const Tensor& t, bool is_output);
+  SavedVariable(const TensorBase& t, bool is_output);
   // Optional tensor arguments (Tensor?): an absent one saves as undefined.
-  SavedVariable(const std::optional<Tensor>& t, bool is_output) : SavedVariable(t ? *t : Tensor(), is_output) {}
+  SavedVariable(const std::optional<TensorBase>& t, bool is_output) : SavedVariable(t ? *t : TensorBase(), is_output) {}
   // `owner` is the node that saved it: needed to re-attach a saved output.
-  Tensor unpack(const std::shared_ptr<Node>& owner = nullptr) const;
+  TensorBase unpack(const std::shared_ptr<Node>& owner = nullptr) const;
   void reset_data();
   bool defined() const { return was_defined_; }
 
  private:
-  Tensor data_;               // shares storage and version counter, no autograd meta
+  TensorBase data_;               // shares storage and version counter, no autograd meta
   std::shared_ptr<Node> grad_fn_;  // for saved inputs that are non-leaves
   std::weak_ptr<Node> accumulator_;
-  Tensor leaf_;               // saved leaf requiring grad: unpack returns it (its .grad identity matters)
+  TensorBase leaf_;               // saved leaf requiring grad: unpack returns it (its .grad identity matters)
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false, was_defined_ = false, released_ = false, requires_grad_ = false;

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -54,5 +55,35 @@ std::ostream& operator<<(std::ostream& os, ArrayRef<T> a) {
 }
 
 using IntArrayRef = ArrayRef<int64_t>;
+
+// The C++ API's type for `int[]?` parameters (sum's dim). A
+// std::optional<IntArrayRef> made from `{1}` or `1` points at a temporary
+// int64_t that dies inside optional's constructor; this type keeps a single int
+// inline and takes a braced list by reference to the caller's array, which
+// lives until the call returns.
+class OptionalIntArrayRef {
+ public:
+  OptionalIntArrayRef() = default;
+  OptionalIntArrayRef(std::nullopt_t) {}
+  OptionalIntArrayRef(IntArrayRef r) : kind_(Kind::Ref), ref_(r) {}
+  OptionalIntArrayRef(const std::vector<int64_t>& v) : kind_(Kind::Ref), ref_(v) {}
+  OptionalIntArrayRef(std::initializer_list<int64_t> l) : kind_(Kind::Ref), ref_(l) {}
+  OptionalIntArrayRef(int64_t one) : kind_(Kind::One), one_(one) {}
+  OptionalIntArrayRef(const std::optional<IntArrayRef>& o) : kind_(o ? Kind::Ref : Kind::None), ref_(o ? *o : IntArrayRef()) {}
+
+  bool has_value() const { return kind_ != Kind::None; }
+  explicit operator bool() const { return has_value(); }
+  IntArrayRef value() const { return kind_ == Kind::One ? IntArrayRef(&one_, 1) : ref_; }
+  IntArrayRef operator*() const { return value(); }
+  // Valid while this object lives: pass it straight into the call.
+  operator std::optional<IntArrayRef>() const {
+    return has_value() ? std::optional<IntArrayRef>(value()) : std::nullopt;
+  }
+
+ private:
+  enum class Kind : uint8_t { None, Ref, One } kind_ = Kind::None;
+  int64_t one_ = 0;
+  IntArrayRef ref_;
+};
 
 }  // namespace c10

@@ -10,6 +10,10 @@ namespace c10 {
 
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1, Meta = 2, PrivateUse1 = 3, NumDeviceTypes = 4 };
 constexpr int kNumDeviceTypes = 4;
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+constexpr DeviceType kMeta = DeviceType::Meta;
+constexpr DeviceType kPrivateUse1 = DeviceType::PrivateUse1;
 
 const std::string& deviceTypeName(DeviceType t);  // "cpu", "cuda", "meta", "privateuseone" (or renamed)
 void renamePrivateUse1Backend(const std::string& name);

@@ -53,22 +53,22 @@ inline DispatchKeySet applyTLS(DispatchKeySet ks) {
 
 namespace detail {
 inline void collect_keys(DispatchKeySet&) {}
-template <class... Rest> void collect_keys(DispatchKeySet& ks, const Tensor& t, const Rest&... rest);
-template <class... Rest> void collect_keys(DispatchKeySet& ks, const std::optional<Tensor>& t, const Rest&... rest);
-template <class... Rest> void collect_keys(DispatchKeySet& ks, ArrayRef<Tensor> ts, const Rest&... rest);
+template <class... Rest> void collect_keys(DispatchKeySet& ks, const TensorBase& t, const Rest&... rest);
+template <class... Rest> void collect_keys(DispatchKeySet& ks, const std::optional<TensorBase>& t, const Rest&... rest);
+template <class... Rest> void collect_keys(DispatchKeySet& ks, ArrayRef<TensorBase> ts, const Rest&... rest);
 template <class T, class... Rest> void collect_keys(DispatchKeySet& ks, const T&, const Rest&... rest) {
   collect_keys(ks, rest...);
 }
-template <class... Rest> void collect_keys(DispatchKeySet& ks, const Tensor& t, const Rest&... rest) {
+template <class... Rest> void collect_keys(DispatchKeySet& ks, const TensorBase& t, const Rest&... rest) {
   if (t.defined()) ks = ks | t.key_set();
   collect_keys(ks, rest...);
 }
-template <class... Rest> void collect_keys(DispatchKeySet& ks, const std::optional<Tensor>& t, const Rest&... rest) {
+template <class... Rest> void collect_keys(DispatchKeySet& ks, const std::optional<TensorBase>& t, const Rest&... rest) {
   if (t && t->defined()) ks = ks | t->key_set();
   collect_keys(ks, rest...);
 }
-template <class... Rest> void collect_keys(DispatchKeySet& ks, ArrayRef<Tensor> ts, const Rest&... rest) {
-  for (const Tensor& t : ts)
+template <class... Rest> void collect_keys(DispatchKeySet& ks, ArrayRef<TensorBase> ts, const Rest&... rest) {
+  for (const TensorBase& t : ts)
     if (t.defined()) ks = ks | t.key_set();
   collect_keys(ks, rest...);
 }

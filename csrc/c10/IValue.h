@@ -20,16 +20,16 @@ struct IValue {
     double d;
     bool b;
   } u{0};
-  c10::Tensor tensor;
+  c10::TensorBase tensor;
   std::string s;
   std::vector<int64_t> ints;
   std::vector<double> doubles;
-  std::vector<c10::Tensor> tensors;  // TensorList, OptionalTensorList (undefined = None), Tuple of tensors
+  std::vector<c10::TensorBase> tensors;  // TensorList, OptionalTensorList (undefined = None), Tuple of tensors
   c10::Device device;
   c10::Generator gen;
 
   IValue() = default;
-  IValue(c10::Tensor t) : tag(Tag::Tensor), tensor(std::move(t)) {}
+  IValue(c10::TensorBase t) : tag(Tag::Tensor), tensor(std::move(t)) {}
   IValue(int64_t v) : tag(Tag::Int) { u.i = v; }
   IValue(int v) : tag(Tag::Int) { u.i = v; }
   IValue(double v) : tag(Tag::Double) { u.d = v; }
@@ -37,7 +37,7 @@ struct IValue {
   IValue(std::string v) : tag(Tag::String), s(std::move(v)) {}
   IValue(std::string_view v) : tag(Tag::String), s(v) {}
   IValue(IntArrayRef v) : tag(Tag::IntList), ints(v.vec()) {}
-  IValue(ArrayRef<c10::Tensor> v) : tag(Tag::TensorList), tensors(v.vec()) {}
+  IValue(ArrayRef<c10::TensorBase> v) : tag(Tag::TensorList), tensors(v.vec()) {}
   IValue(c10::Device v) : tag(Tag::Device), device(v) {}
   IValue(c10::Generator g) : tag(g ? Tag::Generator : Tag::None), gen(std::move(g)) {}
   IValue(const c10::Scalar& v) {
@@ -56,7 +56,7 @@ struct IValue {
   bool isNone() const { return tag == Tag::None; }
   bool isTensor() const { return tag == Tag::Tensor; }
   const char* tagName() const;
-  c10::Tensor toTensor() const { expect(Tag::Tensor); return tensor; }
+  c10::TensorBase toTensor() const { expect(Tag::Tensor); return tensor; }
   int64_t toInt() const { expect(Tag::Int); return u.i; }
   double toDouble() const {
     if (tag == Tag::Int) return (double)u.i;
@@ -81,7 +81,7 @@ using Stack = std::vector<IValue>;
 // The returned value may point into the IValue (IntArrayRef, TensorList), so
 // the stack must outlive the call; it does, since the stack owns the IValues.
 template <class T> struct ivalue_to;
-template <> struct ivalue_to<c10::Tensor> { static c10::Tensor get(IValue& v) { return v.toTensor(); } };
+template <> struct ivalue_to<c10::TensorBase> { static c10::TensorBase get(IValue& v) { return v.toTensor(); } };
 template <> struct ivalue_to<int64_t> { static int64_t get(IValue& v) { return v.toInt(); } };
 template <> struct ivalue_to<double> { static double get(IValue& v) { return v.toDouble(); } };
 template <> struct ivalue_to<bool> { static bool get(IValue& v) { return v.toBool(); } };
@@ -93,8 +93,8 @@ template <> struct ivalue_to<c10::Device> { static c10::Device get(IValue& v) { 
 template <> struct ivalue_to<c10::Generator> { static c10::Generator get(IValue& v) { return v.gen; } };
 template <> struct ivalue_to<std::string_view> { static std::string_view get(IValue& v) { return v.s; } };
 template <> struct ivalue_to<IntArrayRef> { static IntArrayRef get(IValue& v) { return IntArrayRef(v.ints); } };
-template <> struct ivalue_to<ArrayRef<c10::Tensor>> {
-  static ArrayRef<c10::Tensor> get(IValue& v) { return ArrayRef<c10::Tensor>(v.tensors); }
+template <> struct ivalue_to<ArrayRef<c10::TensorBase>> {
+  static ArrayRef<c10::TensorBase> get(IValue& v) { return ArrayRef<c10::TensorBase>(v.tensors); }
 };
 template <class T> struct ivalue_to<std::optional<T>> {
   static std::optional<T> get(IValue& v) {
@@ -110,8 +110,8 @@ using ivalue_decay_t = std::remove_cv_t<std::remove_reference_t<T>>;
 template <class T> struct push_return {
   static void push(Stack& s, T&& v) { s.emplace_back(std::forward<T>(v)); }
 };
-template <> struct push_return<std::vector<c10::Tensor>> {
-  static void push(Stack& s, std::vector<c10::Tensor>&& v) { s.emplace_back(ArrayRef<c10::Tensor>(v)); }
+template <> struct push_return<std::vector<c10::TensorBase>> {
+  static void push(Stack& s, std::vector<c10::TensorBase>&& v) { s.emplace_back(ArrayRef<c10::TensorBase>(v)); }
 };
 template <class... Ts> struct push_return<std::tuple<Ts...>> {
   static void push(Stack& s, std::tuple<Ts...>&& v) {
@@ -122,8 +122,8 @@ template <class... Ts> struct push_return<std::tuple<Ts...>> {
 template <class T> struct pop_return {
   static T pop(Stack& s, size_t& i) { return ivalue_to<T>::get(s[i++]); }
 };
-template <> struct pop_return<std::vector<c10::Tensor>> {
-  static std::vector<c10::Tensor> pop(Stack& s, size_t& i) { return s[i++].tensors; }
+template <> struct pop_return<std::vector<c10::TensorBase>> {
+  static std::vector<c10::TensorBase> pop(Stack& s, size_t& i) { return s[i++].tensors; }
 };
 template <class... Ts> struct pop_return<std::tuple<Ts...>> {
   static std::tuple<Ts...> pop(Stack& s, size_t& i) { return std::tuple<Ts...>{pop_return<Ts>::pop(s, i)...}; }

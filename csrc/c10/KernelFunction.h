@@ -21,7 +21,7 @@ template <class R, class... A> struct fn_traits<R (*)(A...)> {
 
 template <class T>
 void push_arg(Stack& s, const T& v) { s.emplace_back(v); }
-inline void push_arg(Stack& s, const std::vector<c10::Tensor>& v) { s.emplace_back(ArrayRef<c10::Tensor>(v)); }
+inline void push_arg(Stack& s, const std::vector<c10::TensorBase>& v) { s.emplace_back(ArrayRef<c10::TensorBase>(v)); }
 
 // The boxed form of an unboxed kernel `Fn` whose first parameter is DispatchKeySet.
 template <class FnPtr, FnPtr fn, class... Args>

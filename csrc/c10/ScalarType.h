@@ -30,6 +30,11 @@ enum class ScalarType : int8_t {
 
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::NumOptions);
 
+// PyTorch's short names: at::kFloat, at::kLong, ...
+#define TL_DEFINE_CONSTANT(ctype, name) constexpr ScalarType k##name = ScalarType::name;
+TL_FORALL_SCALAR_TYPES(TL_DEFINE_CONSTANT)
+#undef TL_DEFINE_CONSTANT
+
 inline size_t elementSize(ScalarType t) {
   switch (t) {
 #define TL_CASE(ctype, name) \

@@ -2,7 +2,7 @@
 
 namespace c10 {
 
-Tensor make_empty(IntArrayRef sizes, TensorOptions opts) {
+TensorBase make_empty(IntArrayRef sizes, TensorOptions opts) {
   int64_t n = checked_numel(sizes, "empty");
   int64_t bytes;
   TL_CHECK(!__builtin_mul_overflow(n, (int64_t)elementSize(opts.dtype), &bytes), "empty: a tensor of size ", sizes,
@@ -11,10 +11,10 @@ Tensor make_empty(IntArrayRef sizes, TensorOptions opts) {
   auto storage = Storage::make((size_t)bytes, a, true);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
   impl->set_sizes_contiguous(sizes);
-  return Tensor(std::move(impl));
+  return TensorBase(std::move(impl));
 }
 
-Tensor make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
+TensorBase make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
   TL_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape (",
            sizes.size(), " vs ", strides.size(), ")");
   checked_numel(sizes, "empty_strided");
@@ -23,15 +23,15 @@ Tensor make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions 
   auto storage = Storage::make((size_t)bytes, a, true);
   auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
   impl->set_sizes_and_strides(sizes, strides, 0);
-  return Tensor(std::move(impl));
+  return TensorBase(std::move(impl));
 }
 
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+TensorBase make_view(const TensorBase& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   TensorImpl* b = base.unsafeGetTensorImpl();
   auto impl = intrusive_ptr<TensorImpl>::make(b->storage(), b->dtype(), b->device());
   impl->set_sizes_and_strides(sizes, strides, offset);
   impl->set_version_counter(b->version_counter());
-  return Tensor(std::move(impl));
+  return TensorBase(std::move(impl));
 }
 
 template <class T>
@@ -39,8 +39,8 @@ static void store(void* p, const Scalar& s) {
   *static_cast<T*>(p) = s.to<T>();
 }
 
-Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device) {
-  Tensor t = make_empty({}, TensorOptions(dtype, device));
+TensorBase scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device) {
+  TensorBase t = make_empty({}, TensorOptions(dtype, device));
   if (device.is_cpu()) {
     void* p = t.data_ptr();
     TL_DISPATCH_ALL_TYPES(dtype, "scalar_to_tensor", [&] { store<scalar_t>(p, s); });
@@ -50,13 +50,13 @@ Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device) {
   return t;
 }
 
-Tensor wrapped_scalar_tensor(const Scalar& s) {
-  Tensor t = scalar_to_tensor(s, s.type());
+TensorBase wrapped_scalar_tensor(const Scalar& s) {
+  TensorBase t = scalar_to_tensor(s, s.type());
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;
 }
 
-Scalar item(const Tensor& t) {
+Scalar item(const TensorBase& t) {
   TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   TL_CHECK(!t.is_meta(), "Tensor.item() cannot be called on meta tensors");
   TL_CHECK(t.is_cpu(), "item: expected a CPU tensor (copy it with .cpu() first)");

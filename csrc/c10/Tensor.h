@@ -1,5 +1,8 @@
-// The tensor handle every layer passes around: one refcounted pointer.
-// Operators are free functions (at::add); see build/generated/ops/*.h.
+// TensorBase: the tensor handle every layer of the library passes around, one
+// refcounted pointer. It has metadata accessors but no operator methods:
+// library code calls operators through at::_ops (build/generated/ops/*.h), so
+// it does not recompile when an operator is added. The user-facing at::Tensor
+// (generated TensorBody.h) derives from it and adds a method per operator.
 #pragma once
 #include "Scalar.h"
 #include "TensorImpl.h"
@@ -16,17 +19,17 @@ struct TensorOptions {
   TensorOptions with_device(Device dv) const { return TensorOptions(dtype, dv); }
 };
 
-class Tensor {
+class TensorBase {
  public:
-  Tensor() = default;
-  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
-  static Tensor wrap(TensorImpl* p) { return Tensor(intrusive_ptr<TensorImpl>(p)); }
+  TensorBase() = default;
+  explicit TensorBase(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  static TensorBase wrap(TensorImpl* p) { return TensorBase(intrusive_ptr<TensorImpl>(p)); }
 
   bool defined() const { return impl_.defined(); }
   TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
   const intrusive_ptr<TensorImpl>& impl() const { return impl_; }
   void reset() { impl_.reset(); }
-  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  bool is_same(const TensorBase& o) const { return impl_ == o.impl_; }
   uint32_t use_count() const { return impl_.use_count(); }
 
   IntArrayRef sizes() const { return impl_->sizes(); }
@@ -58,15 +61,15 @@ class Tensor {
 
 // Make a fresh tensor (contiguous unless strides are given) on `opts.device`
 // through that device's registered allocator.
-Tensor make_empty(IntArrayRef sizes, TensorOptions opts);
-Tensor make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts);
+TensorBase make_empty(IntArrayRef sizes, TensorOptions opts);
+TensorBase make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts);
 // A view of `base` with new geometry: shares storage and version counter.
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+TensorBase make_view(const TensorBase& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 // A 0-dim tensor for a Python number (flagged as a wrapped number).
-Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device = Device(DeviceType::CPU));
-Tensor wrapped_scalar_tensor(const Scalar& s);
+TensorBase scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device = Device(DeviceType::CPU));
+TensorBase wrapped_scalar_tensor(const Scalar& s);
 // The number held by a one-element tensor (any device with host-readable memory).
-Scalar item(const Tensor& t);
+Scalar item(const TensorBase& t);
 
 }  // namespace c10
 
@@ -78,14 +81,29 @@ using c10::DimVector;
 using c10::DispatchKey;
 using c10::DispatchKeySet;
 using c10::IntArrayRef;
+using c10::OptionalIntArrayRef;
 using c10::Layout;
 using c10::MemoryFormat;
 using c10::Scalar;
 using c10::ScalarType;
 using c10::SmallVector;
-using c10::Tensor;
+using c10::TensorBase;
 using c10::TensorOptions;
-using TensorList = c10::ArrayRef<Tensor>;
+using c10::kBool;
+using c10::kByte;
+using c10::kChar;
+using c10::kShort;
+using c10::kInt;
+using c10::kLong;
+using c10::kHalf;
+using c10::kBFloat16;
+using c10::kFloat;
+using c10::kDouble;
+using c10::kCPU;
+using c10::kCUDA;
+using c10::kMeta;
+using c10::kPrivateUse1;
+using TensorBaseList = c10::ArrayRef<TensorBase>;
 using c10::maybe_wrap_dim;
 using c10::make_empty;
 using c10::make_empty_strided;

@@ -56,13 +56,13 @@ static std::string fetch_python_error() {
 }
 
 // Calls a Python hook f(tensor) -> tensor or None.
-static ag::Tensor call_tensor_hook(PyObject* fn, const ag::Tensor& g) {
+static ag::TensorBase call_tensor_hook(PyObject* fn, const ag::TensorBase& g) {
   GilGuard gil;
   PyObject* arg = wrap_tensor(g);
   PyObject* r = PyObject_CallOneArg(fn, arg);
   Py_DECREF(arg);
   if (!r) TL_ERROR(fetch_python_error());
-  ag::Tensor out;
+  ag::TensorBase out;
   if (r != Py_None) {
     if (!is_tensor(r)) {
       Py_DECREF(r);
@@ -320,7 +320,7 @@ static PyObject* make_function_node(PyObject*, PyObject* args) {
   const char* name;
   if (!PyArg_ParseTuple(args, "OOIs", &fn, &inputs, &nout, &name)) return nullptr;
   auto node = std::make_shared<PyBackwardNode>(fn, name);
-  for (const ag::Tensor& t : tuple_to_tensors(inputs, "inputs")) ag::add_input_edge(*node, t);
+  for (const ag::TensorBase& t : tuple_to_tensors(inputs, "inputs")) ag::add_input_edge(*node, t);
   node->set_num_inputs(nout);
   if (ag::anomaly_enabled()) node->anomaly_trace() = ag::current_stack();
   return wrap_node(node);
@@ -367,8 +367,8 @@ static int set_grad(PyObject* self, PyObject* v, void*) {
       return 0;
     }
     TL_CHECK_TYPE(is_tensor(v), "assigned grad expected to be a Tensor or None but got grad of type ", type_name(v));
-    const ag::Tensor& t = unpack(self);
-    const ag::Tensor& g = unpack(v);
+    const ag::TensorBase& t = unpack(self);
+    const ag::TensorBase& g = unpack(v);
     TL_CHECK(g.sizes().equals(t.sizes()), "assigned grad has data of a different size");
     TL_CHECK(g.scalar_type() == t.scalar_type(), "assigned grad has data of a different type");
     TL_CHECK(g.device() == t.device(), "assigned grad has data located on a different device");
@@ -411,7 +411,7 @@ static PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwar
 }
 static PyObject* m_retain_grad(PyObject* self, PyObject*) {
   TL_PY_BEGIN
-  const ag::Tensor& t = unpack(self);
+  const ag::TensorBase& t = unpack(self);
   TL_CHECK(ag::requires_grad(t), "can't retain_grad on Tensor that has requires_grad=False");
   ag::AutogradMeta* m = ag::get_autograd_meta(t);
   if (!m->grad_fn || m->retains_grad) Py_RETURN_NONE;  // leaves keep their grad anyway
@@ -420,13 +420,13 @@ static PyObject* m_retain_grad(PyObject* self, PyObject*) {
   // weakly (see AutogradMeta::weak_self).
   if (!m->weak_self) m->weak_self = std::make_shared<c10::TensorImpl*>(t.unsafeGetTensorImpl());
   std::shared_ptr<c10::TensorImpl*> cell = m->weak_self;
-  m->grad_fn->retains_grad_hooks().add({m->output_nr, [cell](const ag::Tensor& g) {
-    if (!*cell) return ag::Tensor();
-    ag::Tensor self_t{c10::intrusive_ptr<c10::TensorImpl>(*cell)};
-    ag::Tensor& gr = ag::mutable_grad(self_t);
+  m->grad_fn->retains_grad_hooks().add({m->output_nr, [cell](const ag::TensorBase& g) {
+    if (!*cell) return ag::TensorBase();
+    ag::TensorBase self_t{c10::intrusive_ptr<c10::TensorImpl>(*cell)};
+    ag::TensorBase& gr = ag::mutable_grad(self_t);
     // A clone, like PyTorch: the engine may go on to modify or reuse g.
-    gr = gr.defined() ? at::add(gr, g, 1) : at::clone(g, std::nullopt);
-    return ag::Tensor();
+    gr = gr.defined() ? at::_ops::add(gr, g, 1) : at::_ops::clone(g, std::nullopt);
+    return ag::TensorBase();
   }});
   Py_RETURN_NONE;
   TL_PY_END
@@ -434,10 +434,10 @@ static PyObject* m_retain_grad(PyObject* self, PyObject*) {
 // _register_hook(fn) -> (id, is_leaf) ; the Python handle removes by id.
 static PyObject* m_register_hook(PyObject* self, PyObject* fn) {
   TL_PY_BEGIN
-  const ag::Tensor& t = unpack(self);
+  const ag::TensorBase& t = unpack(self);
   TL_CHECK(ag::requires_grad(t), "cannot register a hook on a tensor that doesn't require gradient");
   PyRef ref(Py_NewRef(fn));
-  auto hook = [ref](const ag::Tensor& g) { return call_tensor_hook(ref.o, g); };
+  auto hook = [ref](const ag::TensorBase& g) { return call_tensor_hook(ref.o, g); };
   ag::AutogradMeta* m = ag::get_autograd_meta(t);
   if (m->grad_fn) {
     int id = m->grad_fn->tensor_pre_hooks().add({m->output_nr, hook});

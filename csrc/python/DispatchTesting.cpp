@@ -41,7 +41,7 @@ static void boxed_probe(void* ctx, const c10::OperatorEntry& op, c10::DispatchKe
 }
 
 // Unboxed terminal kernel: (DispatchKeySet, const Tensor&) -> Tensor.
-static c10::Tensor unboxed_probe(c10::DispatchKeySet ks, const c10::Tensor& t) {
+static c10::TensorBase unboxed_probe(c10::DispatchKeySet ks, const c10::TensorBase& t) {
   record(std::string("unboxed:") + c10::toString(ks.highestPriorityKey()));
   return t;
 }
@@ -118,7 +118,7 @@ static PyObject* t_call(PyObject*, PyObject* args) {
     TL_CHECK(s.size() == 1 && s[0].isTensor(), "boxed call left ", s.size(), " values on the stack");
     return wrap_tensor(s[0].toTensor());
   }
-  return wrap_tensor(d.typed<c10::Tensor(const c10::Tensor&)>(op).call(unpack(t)));
+  return wrap_tensor(d.typed<c10::TensorBase(const c10::TensorBase&)>(op).call(unpack(t)));
   TL_PY_END
 }
 
@@ -138,7 +138,7 @@ void tl_init_dispatch_testing(MethodTables& t) {
 // parameter via TL_LIBRARY_IMPL. Both also expose explicit init functions.
 #include "ops/mul.h"
 
-static c10::Tensor twice_cpu(const c10::Tensor& self) { return at::mul(self, c10::wrapped_scalar_tensor(2)); }
+static c10::TensorBase twice_cpu(const c10::TensorBase& self) { return at::_ops::mul(self, c10::wrapped_scalar_tensor(2)); }
 
 TL_LIBRARY(_test_macro, m) { m.def("twice(Tensor self) -> Tensor"); }
 

@@ -15,13 +15,13 @@
 
 namespace tl::python {
 
-c10::Tensor tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtype);  // TensorNew.cpp
+c10::TensorBase tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtype);  // TensorNew.cpp
 
 static bool is_int_index(PyObject* o) {
   if (PyBool_Check(o)) return false;
   if (PyLong_Check(o)) return true;
   if (is_tensor(o)) {
-    const c10::Tensor& t = unpack(o);
+    const c10::TensorBase& t = unpack(o);
     return t.dim() == 0 && c10::isIntegralType(t.scalar_type(), false);
   }
   return PyIndex_Check(o) && !PyFloat_Check(o) && !is_tensor(o);
@@ -38,7 +38,7 @@ static int64_t index_value(PyObject* o) {
   return v;
 }
 
-static c10::Tensor apply_index(const c10::Tensor& self, PyObject* index) {
+static c10::TensorBase apply_index(const c10::TensorBase& self, PyObject* index) {
   // Normalise to a sequence of index items.
   PyObject* tup;
   if (PyTuple_Check(index)) tup = Py_NewRef(index);
@@ -58,25 +58,25 @@ static c10::Tensor apply_index(const c10::Tensor& self, PyObject* index) {
                  "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
                  "convert a 0-dim tensor to a number");
   TL_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
-  c10::Tensor r = self;
+  c10::TensorBase r = self;
   int64_t dim = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* it = PyTuple_GET_ITEM(tup, i);
     if (it == Py_Ellipsis) {
       dim += self.dim() - consumed;
     } else if (it == Py_None) {
-      r = at::unsqueeze(r, dim);
+      r = at::_ops::unsqueeze(r, dim);
       ++dim;
     } else if (PyBool_Check(it)) {
       // x[True] adds a dim of size 1; x[False] one of size 0.
-      r = at::unsqueeze(r, dim);
-      if (it == Py_False) r = at::slice(r, dim, 0, 0, 1);
+      r = at::_ops::unsqueeze(r, dim);
+      if (it == Py_False) r = at::_ops::slice(r, dim, 0, 0, 1);
       ++dim;
     } else if (is_int_index(it)) {
       int64_t v = index_value(it);
       int64_t size = r.sizes()[dim];
       TL_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
-      r = at::select(r, dim, v);
+      r = at::_ops::select(r, dim, v);
     } else if (PySlice_Check(it)) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(it, &start, &stop, &step) < 0) throw python_error_set();
@@ -84,7 +84,7 @@ static c10::Tensor apply_index(const c10::Tensor& self, PyObject* index) {
       PySliceObject* s = reinterpret_cast<PySliceObject*>(it);
       std::optional<int64_t> st = s->start == Py_None ? std::nullopt : std::optional<int64_t>(start);
       std::optional<int64_t> sp = s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop);
-      r = at::slice(r, dim, st, sp, step);
+      r = at::_ops::slice(r, dim, st, sp, step);
       ++dim;
     } else {
       TL_CHECK_INDEX(false, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
@@ -103,12 +103,12 @@ PyObject* tensor_getitem(PyObject* self, PyObject* index) {
 int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   try {
     TL_CHECK_TYPE(value != nullptr, "Tensor does not support item deletion");
-    c10::Tensor dst = apply_index(unpack(self), index);
+    c10::TensorBase dst = apply_index(unpack(self), index);
     if (is_number(value)) {
-      at::fill_(dst, to_scalar(value));
+      at::_ops::fill_(dst, to_scalar(value));
       return 0;
     }
-    c10::Tensor src;
+    c10::TensorBase src;
     if (is_tensor(value)) {
       src = unpack(value);
     } else if (PySequence_Check(value) && !PyUnicode_Check(value) && !PyBytes_Check(value)) {
@@ -127,9 +127,9 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
         sizes.push_back(src.sizes()[d]);
         strides.push_back(src.strides()[d]);
       }
-      src = at::as_strided(src, sizes, strides, src.storage_offset());
+      src = at::_ops::as_strided(src, sizes, strides, src.storage_offset());
     }
-    at::copy_(dst, src, false);
+    at::_ops::copy_(dst, src, false);
     return 0;
   } catch (...) {
     translate_exception();

@@ -13,17 +13,17 @@ PyTypeObject* g_tensor_class = nullptr;
 
 // ------------------------------------------------------------------ Tensor wrapping
 
-PyObject* wrap_tensor_as(PyTypeObject* cls, c10::Tensor t) {
+PyObject* wrap_tensor_as(PyTypeObject* cls, c10::TensorBase t) {
   PyObject* obj = cls->tp_alloc(cls, 0);
   if (!obj) throw python_error_set();
   auto* to = reinterpret_cast<TensorObject*>(obj);
-  new (&to->cdata) c10::Tensor(std::move(t));
+  new (&to->cdata) c10::TensorBase(std::move(t));
   to->weakreflist = nullptr;
   to->cdata.unsafeGetTensorImpl()->set_pyobj(obj);
   return obj;
 }
 
-PyObject* wrap_tensor(c10::Tensor t) {
+PyObject* wrap_tensor(c10::TensorBase t) {
   if (!t.defined()) Py_RETURN_NONE;
   // One TensorImpl, one Python object: return the live wrapper if there is one.
   if (PyObject* existing = t.unsafeGetTensorImpl()->pyobj()) return Py_NewRef(existing);
@@ -35,7 +35,7 @@ static void tensor_dealloc(PyObject* self) {
   if (to->weakreflist) PyObject_ClearWeakRefs(self);
   if (to->cdata.defined() && to->cdata.unsafeGetTensorImpl()->pyobj() == self)
     to->cdata.unsafeGetTensorImpl()->set_pyobj(nullptr);
-  to->cdata.~Tensor();
+  to->cdata.~TensorBase();
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -224,7 +224,7 @@ static PyObject* generator_seed(PyObject* self, PyObject*) {
 // State is (seed, offset) as a 16-byte uint8 tensor, like PyTorch's ByteTensor state.
 static PyObject* generator_get_state(PyObject* self, PyObject*) {
   TL_PY_BEGIN
-  c10::Tensor t = c10::make_empty({16}, c10::TensorOptions(c10::ScalarType::Byte));
+  c10::TensorBase t = c10::make_empty({16}, c10::TensorOptions(c10::ScalarType::Byte));
   uint64_t v[2] = {gen_of(self)->seed(), gen_of(self)->offset()};
   std::memcpy(t.data_ptr(), v, 16);
   return wrap_tensor(t);
@@ -233,7 +233,7 @@ static PyObject* generator_get_state(PyObject* self, PyObject*) {
 static PyObject* generator_set_state(PyObject* self, PyObject* state) {
   TL_PY_BEGIN
   TL_CHECK_TYPE(is_tensor(state), "set_state: expected a torchlike.ByteTensor, got ", type_name(state));
-  const c10::Tensor& t = unpack(state);
+  const c10::TensorBase& t = unpack(state);
   TL_CHECK(t.scalar_type() == c10::ScalarType::Byte && t.numel() == 16 && t.is_contiguous() && t.is_cpu(),
            "set_state: expected a contiguous uint8 CPU tensor of 16 bytes (from get_state()), got ", t.numel(),
            " elements of ", t.scalar_type());

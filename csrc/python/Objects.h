@@ -10,7 +10,7 @@ namespace tl::python {
 
 struct TensorObject {
   PyObject_HEAD
-  c10::Tensor cdata;
+  c10::TensorBase cdata;
   PyObject* weakreflist;
 };
 extern PyTypeObject TensorBaseType;
@@ -18,10 +18,10 @@ extern PyTypeObject TensorBaseType;
 extern PyTypeObject* g_tensor_class;
 
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
-inline const c10::Tensor& unpack(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->cdata; }
-PyObject* wrap_tensor(c10::Tensor t);
+inline const c10::TensorBase& unpack(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->cdata; }
+PyObject* wrap_tensor(c10::TensorBase t);
 // Creates a Python object of `cls` around t (used by _make_subclass).
-PyObject* wrap_tensor_as(PyTypeObject* cls, c10::Tensor t);
+PyObject* wrap_tensor_as(PyTypeObject* cls, c10::TensorBase t);
 
 struct DtypeObject {
   PyObject_HEAD

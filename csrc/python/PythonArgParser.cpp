@@ -61,7 +61,7 @@ c10::Scalar to_scalar(PyObject* o) {
   }
   if (PyFloat_Check(o)) return c10::Scalar(PyFloat_AS_DOUBLE(o));
   if (is_tensor(o)) {
-    const c10::Tensor& t = unpack(o);
+    const c10::TensorBase& t = unpack(o);
     TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
     return c10::item(t);
   }
@@ -93,7 +93,7 @@ c10::Scalar to_scalar(PyObject* o) {
 static bool is_int_like(PyObject* o) {
   if (PyLong_Check(o)) return true;
   if (is_tensor(o)) {
-    const c10::Tensor& t = unpack(o);
+    const c10::TensorBase& t = unpack(o);
     return t.dim() == 0 && c10::isIntegralType(t.scalar_type(), true);
   }
   return !PyFloat_Check(o) && PyIndex_Check(o);
@@ -384,17 +384,17 @@ void PythonArgParser::raise_no_match(PyObject*, PyObject* args, PyObject* kwargs
 
 // ------------------------------------------------------------------ accessors
 
-const c10::Tensor& ParsedArgs::tensor(int i) {
+const c10::TensorBase& ParsedArgs::tensor(int i) {
   PyObject* o = obj[i];
   if (is_tensor(o)) return unpack(o);
   if (o == nullptr || o == Py_None) {
-    tensors_[i] = c10::Tensor();
+    tensors_[i] = c10::TensorBase();
     return tensors_[i];
   }
   tensors_[i] = c10::wrapped_scalar_tensor(to_scalar(o));
   return tensors_[i];
 }
-std::optional<c10::Tensor> ParsedArgs::optionalTensor(int i) {
+std::optional<c10::TensorBase> ParsedArgs::optionalTensor(int i) {
   if (isNone(i)) return std::nullopt;
   return tensor(i);
 }
@@ -452,7 +452,7 @@ std::optional<c10::IntArrayRef> ParsedArgs::optionalIntlist(int i) {
   if (isNone(i)) return std::nullopt;
   return intlist(i);
 }
-c10::ArrayRef<c10::Tensor> ParsedArgs::tensorlist(int i) {
+c10::ArrayRef<c10::TensorBase> ParsedArgs::tensorlist(int i) {
   PyObject* o = obj[i];
   tensorlists_.emplace_back();
   auto& v = tensorlists_.back();
@@ -495,19 +495,19 @@ void MethodTables::add(const char* module, bool method, const char* name, PyCFun
   else functions.emplace_back(module, def);
 }
 
-PyObject* wrap(c10::Tensor t) { return wrap_tensor(std::move(t)); }
-PyObject* wrap(const std::vector<c10::Tensor>& ts) {
+PyObject* wrap(c10::TensorBase t) { return wrap_tensor(std::move(t)); }
+PyObject* wrap(const std::vector<c10::TensorBase>& ts) {
   PyObject* tup = PyTuple_New((Py_ssize_t)ts.size());
   for (size_t i = 0; i < ts.size(); ++i) PyTuple_SET_ITEM(tup, i, wrap_tensor(ts[i]));
   return tup;
 }
-PyObject* wrap(std::tuple<c10::Tensor, c10::Tensor> t) {
+PyObject* wrap(std::tuple<c10::TensorBase, c10::TensorBase> t) {
   PyObject* tup = PyTuple_New(2);
   PyTuple_SET_ITEM(tup, 0, wrap_tensor(std::get<0>(t)));
   PyTuple_SET_ITEM(tup, 1, wrap_tensor(std::get<1>(t)));
   return tup;
 }
-PyObject* wrap(std::tuple<c10::Tensor, c10::Tensor, c10::Tensor> t) {
+PyObject* wrap(std::tuple<c10::TensorBase, c10::TensorBase, c10::TensorBase> t) {
   PyObject* tup = PyTuple_New(3);
   PyTuple_SET_ITEM(tup, 0, wrap_tensor(std::get<0>(t)));
   PyTuple_SET_ITEM(tup, 1, wrap_tensor(std::get<1>(t)));
@@ -540,7 +540,7 @@ static PyTypeObject* namedtuple_type(const char* name, std::initializer_list<con
 }
 
 PyObject* wrap_namedtuple(const char* name, std::initializer_list<const char*> fields,
-                          std::tuple<c10::Tensor, c10::Tensor> t) {
+                          std::tuple<c10::TensorBase, c10::TensorBase> t) {
   PyObject* r = PyStructSequence_New(namedtuple_type(name, fields));
   if (!r) return nullptr;
   PyStructSequence_SetItem(r, 0, wrap_tensor(std::get<0>(t)));
@@ -548,7 +548,7 @@ PyObject* wrap_namedtuple(const char* name, std::initializer_list<const char*> f
   return r;
 }
 PyObject* wrap_namedtuple(const char* name, std::initializer_list<const char*> fields,
-                          std::tuple<c10::Tensor, c10::Tensor, c10::Tensor> t) {
+                          std::tuple<c10::TensorBase, c10::TensorBase, c10::TensorBase> t) {
   PyObject* r = PyStructSequence_New(namedtuple_type(name, fields));
   if (!r) return nullptr;
   PyStructSequence_SetItem(r, 0, wrap_tensor(std::get<0>(t)));

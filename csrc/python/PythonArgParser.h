@@ -66,8 +66,8 @@ class ParsedArgs {
   const FunctionSignature* sig = nullptr;
 
   bool isNone(int i) const { return obj[i] == nullptr || obj[i] == Py_None; }
-  const c10::Tensor& tensor(int i);
-  std::optional<c10::Tensor> optionalTensor(int i);
+  const c10::TensorBase& tensor(int i);
+  std::optional<c10::TensorBase> optionalTensor(int i);
   c10::Scalar scalar(int i);
   std::optional<c10::Scalar> optionalScalar(int i);
   int64_t toInt64(int i);
@@ -80,7 +80,7 @@ class ParsedArgs {
   std::optional<std::string_view> optionalStringView(int i);
   c10::IntArrayRef intlist(int i);
   std::optional<c10::IntArrayRef> optionalIntlist(int i);
-  c10::ArrayRef<c10::Tensor> tensorlist(int i);
+  c10::ArrayRef<c10::TensorBase> tensorlist(int i);
   c10::ScalarType scalartype(int i);
   std::optional<c10::ScalarType> optionalScalarType(int i);
   std::optional<c10::Layout> optionalLayout(int i);
@@ -91,9 +91,9 @@ class ParsedArgs {
   std::optional<c10::MemoryFormat> optionalMemoryFormat(int i);
 
  private:
-  c10::Tensor tensors_[kMaxArgs];
+  c10::TensorBase tensors_[kMaxArgs];
   std::deque<c10::DimVector> lists_;
-  std::deque<std::vector<c10::Tensor>> tensorlists_;
+  std::deque<std::vector<c10::TensorBase>> tensorlists_;
 };
 
 class PythonArgParser {
@@ -119,18 +119,18 @@ struct MethodTables {
 };
 
 // ---- C++ results to Python objects
-PyObject* wrap(c10::Tensor t);
-PyObject* wrap(const std::vector<c10::Tensor>& ts);
-PyObject* wrap(std::tuple<c10::Tensor, c10::Tensor> t);
-PyObject* wrap(std::tuple<c10::Tensor, c10::Tensor, c10::Tensor> t);
+PyObject* wrap(c10::TensorBase t);
+PyObject* wrap(const std::vector<c10::TensorBase>& ts);
+PyObject* wrap(std::tuple<c10::TensorBase, c10::TensorBase> t);
+PyObject* wrap(std::tuple<c10::TensorBase, c10::TensorBase, c10::TensorBase> t);
 PyObject* wrap(double v);
 PyObject* wrap(int64_t v);
 PyObject* wrap(bool v);
 PyObject* wrap(const c10::Scalar& v);
 PyObject* wrap_namedtuple(const char* name, std::initializer_list<const char*> fields,
-                          std::tuple<c10::Tensor, c10::Tensor> t);
+                          std::tuple<c10::TensorBase, c10::TensorBase> t);
 PyObject* wrap_namedtuple(const char* name, std::initializer_list<const char*> fields,
-                          std::tuple<c10::Tensor, c10::Tensor, c10::Tensor> t);
+                          std::tuple<c10::TensorBase, c10::TensorBase, c10::TensorBase> t);
 
 // ---- Python objects to C++ (shared with hand-written bindings)
 bool is_number(PyObject* o);

@@ -33,7 +33,7 @@ namespace tl::python {
 std::vector<PyMethodDef>* g_extra_tensor_methods = nullptr;  // filled by module init
 
 // An operand of a binary operator: a tensor, or a number wrapped as a 0-dim tensor.
-static bool operand(PyObject* o, c10::Tensor& out) {
+static bool operand(PyObject* o, c10::TensorBase& out) {
   if (is_tensor(o)) {
     out = unpack(o);
     return true;
@@ -48,7 +48,7 @@ static bool operand(PyObject* o, c10::Tensor& out) {
 template <class F>
 static PyObject* binary(PyObject* a, PyObject* b, F f) {
   TL_PY_BEGIN
-  c10::Tensor ta, tb;
+  c10::TensorBase ta, tb;
   if (!operand(a, ta) || !operand(b, tb)) Py_RETURN_NOTIMPLEMENTED;
   return wrap_tensor(f(ta, tb));
   TL_PY_END
@@ -58,7 +58,7 @@ template <class F>
 static PyObject* inplace(PyObject* a, PyObject* b, F f) {
   TL_PY_BEGIN
   if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
-  c10::Tensor tb;
+  c10::TensorBase tb;
   if (!operand(b, tb)) Py_RETURN_NOTIMPLEMENTED;
   f(unpack(a), tb);
   return Py_NewRef(a);
@@ -66,64 +66,64 @@ static PyObject* inplace(PyObject* a, PyObject* b, F f) {
 }
 
 #define TL_BINARY(name, expr) \
-  static PyObject* name(PyObject* a, PyObject* b) { return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return expr; }); }
+  static PyObject* name(PyObject* a, PyObject* b) { return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return expr; }); }
 #define TL_INPLACE(name, expr) \
-  static PyObject* name(PyObject* a, PyObject* b) { return inplace(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return expr; }); }
+  static PyObject* name(PyObject* a, PyObject* b) { return inplace(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return expr; }); }
 
-TL_BINARY(nb_add, at::add(x, y, 1))
-TL_BINARY(nb_sub, at::sub(x, y, 1))
-TL_BINARY(nb_mul, at::mul(x, y))
-TL_BINARY(nb_truediv, at::div(x, y))
-TL_BINARY(nb_floordiv, at::floor_divide(x, y))
-TL_BINARY(nb_rem, at::remainder(x, y))
-TL_BINARY(nb_and, at::bitwise_and(x, y))
-TL_BINARY(nb_or, at::bitwise_or(x, y))
-TL_BINARY(nb_xor, at::bitwise_xor(x, y))
-TL_BINARY(nb_lshift, at::bitwise_left_shift(x, y))
-TL_BINARY(nb_rshift, at::bitwise_right_shift(x, y))
-TL_INPLACE(nb_iadd, at::add_(x, y, 1))
-TL_INPLACE(nb_isub, at::sub_(x, y, 1))
-TL_INPLACE(nb_imul, at::mul_(x, y))
-TL_INPLACE(nb_itruediv, at::div_(x, y))
-TL_INPLACE(nb_ifloordiv, at::floor_divide_(x, y))
-TL_INPLACE(nb_irem, at::remainder_(x, y))
-TL_INPLACE(nb_iand, at::bitwise_and_(x, y))
-TL_INPLACE(nb_ior, at::bitwise_or_(x, y))
-TL_INPLACE(nb_ixor, at::bitwise_xor_(x, y))
-TL_INPLACE(nb_ilshift, at::bitwise_left_shift_(x, y))
-TL_INPLACE(nb_irshift, at::bitwise_right_shift_(x, y))
+TL_BINARY(nb_add, at::_ops::add(x, y, 1))
+TL_BINARY(nb_sub, at::_ops::sub(x, y, 1))
+TL_BINARY(nb_mul, at::_ops::mul(x, y))
+TL_BINARY(nb_truediv, at::_ops::div(x, y))
+TL_BINARY(nb_floordiv, at::_ops::floor_divide(x, y))
+TL_BINARY(nb_rem, at::_ops::remainder(x, y))
+TL_BINARY(nb_and, at::_ops::bitwise_and(x, y))
+TL_BINARY(nb_or, at::_ops::bitwise_or(x, y))
+TL_BINARY(nb_xor, at::_ops::bitwise_xor(x, y))
+TL_BINARY(nb_lshift, at::_ops::bitwise_left_shift(x, y))
+TL_BINARY(nb_rshift, at::_ops::bitwise_right_shift(x, y))
+TL_INPLACE(nb_iadd, at::_ops::add_(x, y, 1))
+TL_INPLACE(nb_isub, at::_ops::sub_(x, y, 1))
+TL_INPLACE(nb_imul, at::_ops::mul_(x, y))
+TL_INPLACE(nb_itruediv, at::_ops::div_(x, y))
+TL_INPLACE(nb_ifloordiv, at::_ops::floor_divide_(x, y))
+TL_INPLACE(nb_irem, at::_ops::remainder_(x, y))
+TL_INPLACE(nb_iand, at::_ops::bitwise_and_(x, y))
+TL_INPLACE(nb_ior, at::_ops::bitwise_or_(x, y))
+TL_INPLACE(nb_ixor, at::_ops::bitwise_xor_(x, y))
+TL_INPLACE(nb_ilshift, at::_ops::bitwise_left_shift_(x, y))
+TL_INPLACE(nb_irshift, at::_ops::bitwise_right_shift_(x, y))
 
 static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::pow(x, y); });
+  return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::pow(x, y); });
 }
 static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return inplace(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::pow_(x, y); });
+  return inplace(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::pow_(x, y); });
 }
 
 static PyObject* nb_neg(PyObject* a) {
   TL_PY_BEGIN
-  return wrap_tensor(at::neg(unpack(a)));
+  return wrap_tensor(at::_ops::neg(unpack(a)));
   TL_PY_END
 }
 static PyObject* nb_pos(PyObject* a) { return Py_NewRef(a); }
 static PyObject* nb_abs(PyObject* a) {
   TL_PY_BEGIN
-  return wrap_tensor(at::abs(unpack(a)));
+  return wrap_tensor(at::_ops::abs(unpack(a)));
   TL_PY_END
 }
 static PyObject* nb_invert(PyObject* a) {
   TL_PY_BEGIN
-  return wrap_tensor(at::bitwise_not(unpack(a)));
+  return wrap_tensor(at::_ops::bitwise_not(unpack(a)));
   TL_PY_END
 }
 
-static PyObject* item_object(const c10::Tensor& t) { return wrap(c10::item(t)); }
+static PyObject* item_object(const c10::TensorBase& t) { return wrap(c10::item(t)); }
 
 static int nb_bool(PyObject* a) {
   try {
-    const c10::Tensor& t = unpack(a);
+    const c10::TensorBase& t = unpack(a);
     TL_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
     return c10::item(t).toBool() ? 1 : 0;
   } catch (...) {
@@ -133,21 +133,21 @@ static int nb_bool(PyObject* a) {
 }
 static PyObject* nb_float(PyObject* a) {
   TL_PY_BEGIN
-  const c10::Tensor& t = unpack(a);
+  const c10::TensorBase& t = unpack(a);
   TL_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   return PyFloat_FromDouble(c10::item(t).toDouble());
   TL_PY_END
 }
 static PyObject* nb_int(PyObject* a) {
   TL_PY_BEGIN
-  const c10::Tensor& t = unpack(a);
+  const c10::TensorBase& t = unpack(a);
   TL_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   return PyLong_FromLongLong(c10::item(t).toLong());
   TL_PY_END
 }
 static PyObject* nb_index(PyObject* a) {
   TL_PY_BEGIN
-  const c10::Tensor& t = unpack(a);
+  const c10::TensorBase& t = unpack(a);
   TL_CHECK_TYPE(t.numel() == 1 && c10::isIntegralType(t.scalar_type(), true),
                 "only integer tensors of a single element can be converted to an index");
   return PyLong_FromLongLong(c10::item(t).toLong());
@@ -156,12 +156,12 @@ static PyObject* nb_index(PyObject* a) {
 
 static PyObject* richcompare(PyObject* a, PyObject* b, int op) {
   switch (op) {
-    case Py_EQ: return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::eq(x, y); });
-    case Py_NE: return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::ne(x, y); });
-    case Py_LT: return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::lt(x, y); });
-    case Py_LE: return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::le(x, y); });
-    case Py_GT: return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::gt(x, y); });
-    case Py_GE: return binary(a, b, [](const c10::Tensor& x, const c10::Tensor& y) { return at::ge(x, y); });
+    case Py_EQ: return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::eq(x, y); });
+    case Py_NE: return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::ne(x, y); });
+    case Py_LT: return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::lt(x, y); });
+    case Py_LE: return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::le(x, y); });
+    case Py_GT: return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::gt(x, y); });
+    case Py_GE: return binary(a, b, [](const c10::TensorBase& x, const c10::TensorBase& y) { return at::_ops::ge(x, y); });
   }
   Py_RETURN_NOTIMPLEMENTED;
 }
@@ -223,7 +223,7 @@ static PyObject* m_size(PyObject* self, PyObject* args) {
   TL_PY_BEGIN
   PyObject* dim = nullptr;
   if (!PyArg_ParseTuple(args, "|O", &dim)) return nullptr;
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   if (!dim || dim == Py_None) return size_tuple(t.sizes());
   return PyLong_FromLongLong(t.size(PyLong_AsLongLong(dim)));
   TL_PY_END
@@ -232,7 +232,7 @@ static PyObject* m_stride(PyObject* self, PyObject* args) {
   TL_PY_BEGIN
   PyObject* dim = nullptr;
   if (!PyArg_ParseTuple(args, "|O", &dim)) return nullptr;
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   if (!dim || dim == Py_None) {
     PyObject* tup = PyTuple_New(t.dim());
     for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(t.strides()[i]));
@@ -248,7 +248,7 @@ static PyObject* m_storage_offset(PyObject* self, PyObject*) {
 }
 static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack(self).itemsize()); }
 static PyObject* m_data_ptr(PyObject* self, PyObject*) {
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   return PyLong_FromVoidPtr(t.is_meta() ? nullptr : t.data_ptr());
 }
 static PyObject* m_untyped_storage_ptr(PyObject* self, PyObject*) {
@@ -269,13 +269,13 @@ static PyObject* m_item(PyObject* self, PyObject*) {
 }
 static PyObject* m_len(PyObject* self, PyObject*) {
   TL_PY_BEGIN
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   TL_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
   return PyLong_FromLongLong(t.sizes()[0]);
   TL_PY_END
 }
 static Py_ssize_t mp_length(PyObject* self) {
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   if (t.dim() == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
     return -1;
@@ -301,8 +301,8 @@ static PyObject* m_make_subclass(PyObject*, PyObject* args) {
   TL_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype((PyTypeObject*)cls, &TensorBaseType),
                 "_make_subclass: cls must be a subclass of Tensor");
   TL_CHECK_TYPE(is_tensor(data), "_make_subclass: data must be a Tensor, not ", type_name(data));
-  const c10::Tensor& d = unpack(data);
-  c10::Tensor alias = c10::make_view(d, d.sizes(), d.strides(), d.storage_offset());
+  const c10::TensorBase& d = unpack(data);
+  c10::TensorBase alias = c10::make_view(d, d.sizes(), d.strides(), d.storage_offset());
   return wrap_tensor_as((PyTypeObject*)cls, alias);
   TL_PY_END
 }

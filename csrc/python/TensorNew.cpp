@@ -49,7 +49,7 @@ static void release_buffer(void* ctx, void*) {
 // writable buffer first (so writes through the tensor are legal); a read-only
 // array is still wrapped, and *readonly is set so from_numpy can warn as
 // PyTorch does.
-static c10::Tensor tensor_from_buffer(PyObject* obj, bool* readonly = nullptr) {
+static c10::TensorBase tensor_from_buffer(PyObject* obj, bool* readonly = nullptr) {
   auto* owner = new BufferOwner();
   if (PyObject_GetBuffer(obj, &owner->view, PyBUF_RECORDS) < 0) {
     PyErr_Clear();
@@ -94,7 +94,7 @@ static c10::Tensor tensor_from_buffer(PyObject* obj, bool* readonly = nullptr) {
   auto storage = c10::Storage::make(d, (size_t)(empty ? 0 : span) * c10::elementSize(st));
   auto impl = c10::intrusive_ptr<c10::TensorImpl>::make(std::move(storage), st, c10::Device(c10::DeviceType::CPU));
   impl->set_sizes_and_strides(sizes, strides, 0);
-  return c10::Tensor(std::move(impl));
+  return c10::TensorBase(std::move(impl));
 }
 
 // ------------------------------------------------------------------ nested sequences
@@ -111,7 +111,7 @@ static void infer_shape(PyObject* o, c10::DimVector& shape) {
       return;
     }
     if (is_numpy_array(o)) {
-      c10::Tensor t = tensor_from_buffer(o);
+      c10::TensorBase t = tensor_from_buffer(o);
       for (int64_t s : t.sizes()) shape.push_back(s);
       return;
     }
@@ -162,13 +162,13 @@ static void infer_dtype(PyObject* o, c10::ScalarType* acc) {
 template <class T>
 static void store_scalar(char* p, const c10::Scalar& s) { *reinterpret_cast<T*>(p) = s.to<T>(); }
 
-static void fill(PyObject* o, const c10::Tensor& out, int64_t dim, char* p) {
+static void fill(PyObject* o, const c10::TensorBase& out, int64_t dim, char* p) {
   c10::ScalarType st = out.scalar_type();
   if (dim == out.dim()) {
     if (is_tensor(o) || is_numpy_array(o)) {
-      c10::Tensor src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
+      c10::TensorBase src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
       TL_CHECK(src.numel() == 1 && src.dim() == 0, "tensor(): expected a scalar at this depth");
-      c10::Tensor dst = c10::make_view(out, {}, {}, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
+      c10::TensorBase dst = c10::make_view(out, {}, {}, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
       at::native::copy_into(dst, src);
       return;
     }
@@ -179,11 +179,11 @@ static void fill(PyObject* o, const c10::Tensor& out, int64_t dim, char* p) {
     return;
   }
   if (is_tensor(o) || is_numpy_array(o)) {
-    c10::Tensor src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
+    c10::TensorBase src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
     c10::DimVector sub(out.sizes().slice(dim));
     TL_CHECK(src.sizes().equals(sub), "tensor(): expected a tensor of shape ", sub.ref(), " but got ", src.sizes());
     c10::DimVector st_(out.strides().slice(dim));
-    c10::Tensor dst = c10::make_view(out, sub, st_, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
+    c10::TensorBase dst = c10::make_view(out, sub, st_, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
     at::native::copy_into(dst, src);
     return;
   }
@@ -197,16 +197,16 @@ static void fill(PyObject* o, const c10::Tensor& out, int64_t dim, char* p) {
   for (Py_ssize_t i = 0; i < n; ++i) fill(PySequence_Fast_GET_ITEM(fast, i), out, dim + 1, p + i * step);
 }
 
-c10::Tensor tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtype) {
+c10::TensorBase tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtype) {
   if (is_tensor(data)) {
-    const c10::Tensor& src = unpack(data);
-    c10::Tensor out = c10::make_empty(src.sizes(), src.options().with_dtype(dtype.value_or(src.scalar_type())));
+    const c10::TensorBase& src = unpack(data);
+    c10::TensorBase out = c10::make_empty(src.sizes(), src.options().with_dtype(dtype.value_or(src.scalar_type())));
     at::native::copy_into(out, src);
     return out;
   }
   if (is_numpy_array(data)) {
-    c10::Tensor src = tensor_from_buffer(data);
-    c10::Tensor out = c10::make_empty(src.sizes(), c10::TensorOptions(dtype.value_or(src.scalar_type())));
+    c10::TensorBase src = tensor_from_buffer(data);
+    c10::TensorBase out = c10::make_empty(src.sizes(), c10::TensorOptions(dtype.value_or(src.scalar_type())));
     at::native::copy_into(out, src);
     return out;
   }
@@ -220,7 +220,7 @@ c10::Tensor tensor_from_data(PyObject* data, std::optional<c10::ScalarType> dtyp
     // No leaves at all (torch.tensor([]), [[], []]): the default float dtype.
     if (st == c10::ScalarType::Undefined) st = c10::defaultFloatType();
   }
-  c10::Tensor out = c10::make_empty(shape, c10::TensorOptions(st));
+  c10::TensorBase out = c10::make_empty(shape, c10::TensorOptions(st));
   if (out.numel() > 0 || out.dim() == 0) fill(data, out, 0, static_cast<char*>(out.data_ptr()));
   return out;
 }
@@ -232,7 +232,7 @@ static std::optional<c10::ScalarType> dtype_arg(const char* fn, PyObject* dtype)
   return unpack_dtype(dtype);
 }
 
-static c10::Tensor to_device(c10::Tensor t, PyObject* device) {
+static c10::TensorBase to_device(c10::TensorBase t, PyObject* device) {
   if (device == Py_None) return t;
   c10::Device d = parse_device(device);
   if (d == t.device()) return t;
@@ -261,7 +261,7 @@ static PyObject* py_as_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO", const_cast<char**>(kw), &data, &dtype, &device))
     return nullptr;
   std::optional<c10::ScalarType> st = dtype_arg("as_tensor", dtype);
-  c10::Tensor src;
+  c10::TensorBase src;
   if (is_tensor(data)) {
     src = unpack(data);
   } else if (is_numpy_array(data)) {
@@ -283,7 +283,7 @@ static PyObject* py_from_numpy(PyObject*, PyObject* arr) {
   TL_PY_BEGIN
   TL_CHECK_TYPE(is_numpy_array(arr), "expected np.ndarray (got ", type_name(arr), ")");
   bool readonly = false;
-  c10::Tensor t = tensor_from_buffer(arr, &readonly);
+  c10::TensorBase t = tensor_from_buffer(arr, &readonly);
   if (readonly &&
       PyErr_WarnEx(PyExc_UserWarning,
                    "The given NumPy array is not writable, and torchlike does not support non-writable tensors. "
@@ -303,9 +303,9 @@ static PyObject* m_new_tensor(PyObject* self, PyObject* args, PyObject* kwargs) 
   PyObject *data, *dtype = Py_None, *device = Py_None, *rg = Py_False, *pin = Py_False;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOO", const_cast<char**>(kw), &data, &dtype, &device, &rg, &pin))
     return nullptr;
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   std::optional<c10::ScalarType> st = dtype_arg("new_tensor", dtype);
-  c10::Tensor out = tensor_from_data(data, st.value_or(t.scalar_type()));
+  c10::TensorBase out = tensor_from_data(data, st.value_or(t.scalar_type()));
   if (device == Py_None && out.device() != t.device()) out = at::native::cast_to(out, out.scalar_type(), t.device());
   PyObject* res = wrap_tensor(to_device(out, device));
   if (res && PyObject_IsTrue(rg) == 1) {
@@ -330,7 +330,7 @@ static PyObject* scalar_obj(const char* p) {
   else return PyFloat_FromDouble((double)v);
 }
 
-static PyObject* tolist_rec(const c10::Tensor& t, int64_t dim, const char* p) {
+static PyObject* tolist_rec(const c10::TensorBase& t, int64_t dim, const char* p) {
   if (dim == t.dim()) return TL_DISPATCH_ALL_TYPES(t.scalar_type(), "tolist", [&] { return scalar_obj<scalar_t>(p); });
   int64_t n = t.sizes()[dim];
   int64_t step = t.strides()[dim] * (int64_t)t.itemsize();
@@ -348,7 +348,7 @@ static PyObject* tolist_rec(const c10::Tensor& t, int64_t dim, const char* p) {
 
 static PyObject* m_tolist(PyObject* self, PyObject*) {
   TL_PY_BEGIN
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   TL_CHECK(t.is_cpu(), "tolist() needs a CPU tensor; got one on ", t.device());
   return tolist_rec(t, 0, static_cast<const char*>(t.data_ptr()));
   TL_PY_END
@@ -371,7 +371,7 @@ static const char* typestr(c10::ScalarType st) {
 
 static PyObject* get_array_interface(PyObject* self, void*) {
   TL_PY_BEGIN
-  const c10::Tensor& t = unpack(self);
+  const c10::TensorBase& t = unpack(self);
   TL_CHECK_TYPE(t.is_cpu(), "can't convert ", t.device(), " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   const char* ts = typestr(t.scalar_type());
   TL_CHECK_TYPE(ts, "Got unsupported ScalarType ", t.scalar_type(), " for numpy conversion");

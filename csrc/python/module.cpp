@@ -21,6 +21,7 @@ extern std::vector<PyMethodDef>* g_extra_tensor_methods;
 void tl_init_tensor_new(MethodTables& t);
 void tl_init_tensor_new_types();
 void tl_init_dispatch_testing(MethodTables& t);
+void tl_init_cpp_api_testing(MethodTables& t);
 void tl_init_autograd(MethodTables& t);
 void tl_init_autograd_types(PyObject* module);
 
@@ -198,6 +199,7 @@ static PyObject* init_module() {
   tl_register_all_generated_python(*tables);
   tl_init_tensor_new(*tables);
   tl_init_dispatch_testing(*tables);
+  tl_init_cpp_api_testing(*tables);
   tl_init_autograd(*tables);
   g_extra_tensor_methods = &tables->methods;
 

@@ -4,9 +4,9 @@
 
 namespace at::native {
 // dst = src (broadcast src to dst's shape, cast to dst's dtype). CPU/Meta.
-void copy_into(const Tensor& dst, const Tensor& src);
+void copy_into(const TensorBase& dst, const TensorBase& src);
 // A new tensor with t's values in dtype on device (t itself when nothing changes).
-Tensor cast_to(const Tensor& t, ScalarType dtype, Device device);
+TensorBase cast_to(const TensorBase& t, ScalarType dtype, Device device);
 // Contiguous copy (or t itself when already contiguous).
-Tensor contiguous(const Tensor& t);
+TensorBase contiguous(const TensorBase& t);
 }  // namespace at::native

@@ -23,7 +23,7 @@ inline const char* cpp_type_name(ScalarType t) {
 }
 
 // mat1 (n x k) and mat2 (k x m): both 2-D, same dtype, inner sizes equal.
-inline void check_mm(const Tensor& self, const Tensor& mat2, const char* a = "self") {
+inline void check_mm(const TensorBase& self, const TensorBase& mat2, const char* a = "self") {
   TL_CHECK(self.dim() == 2, a, " must be a matrix");
   TL_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
   TL_CHECK(self.sizes()[1] == mat2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", self.sizes()[0], "x",
@@ -32,7 +32,7 @@ inline void check_mm(const Tensor& self, const Tensor& mat2, const char* a = "se
            cpp_type_name(self.scalar_type()), " != ", cpp_type_name(mat2.scalar_type()));
 }
 
-inline void check_bmm(const Tensor& self, const Tensor& mat2) {
+inline void check_bmm(const TensorBase& self, const TensorBase& mat2) {
   TL_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
   TL_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
   int64_t b = self.sizes()[0], k = self.sizes()[2];
@@ -43,7 +43,7 @@ inline void check_bmm(const Tensor& self, const Tensor& mat2) {
            " but found ", toString(mat2.scalar_type()));
 }
 
-inline void check_dot(const Tensor& self, const Tensor& other) {
+inline void check_dot(const TensorBase& self, const TensorBase& other) {
   TL_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
            "D tensors");
   TL_CHECK(self.scalar_type() == other.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
@@ -53,7 +53,7 @@ inline void check_dot(const Tensor& self, const Tensor& other) {
            other.numel(), " elements respectively");
 }
 
-inline void check_mv(const Tensor& self, const Tensor& vec) {
+inline void check_mv(const TensorBase& self, const TensorBase& vec) {
   TL_CHECK(self.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got 1, ", self.dim(), ", ",
            vec.dim());
   TL_CHECK(self.sizes()[1] == vec.sizes()[0], "size mismatch, got input (", self.sizes()[0], "), mat (",
@@ -63,7 +63,7 @@ inline void check_mv(const Tensor& self, const Tensor& vec) {
 }
 
 // addmm: mat1/mat2 checked like mm; self must broadcast to (n, m) and share their dtype.
-inline void check_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
+inline void check_addmm(const TensorBase& self, const TensorBase& mat1, const TensorBase& mat2) {
   check_mm(mat1, mat2, "mat1");
   TL_CHECK(self.scalar_type() == mat2.scalar_type(), "self and mat2 must have the same dtype, but got ",
            toString(self.scalar_type()), " and ", toString(mat2.scalar_type()));

@@ -4,7 +4,7 @@
 
 namespace at::native {
 
-uint64_t make_dim_mask(const Tensor& self, std::optional<IntArrayRef> dim, bool empty_means_all) {
+uint64_t make_dim_mask(const TensorBase& self, std::optional<IntArrayRef> dim, bool empty_means_all) {
   int64_t nd = self.dim();
   TL_CHECK(nd <= 64, "reductions support at most 64 dims, got ", nd);
   if (!dim || (dim->empty() && empty_means_all)) return nd == 0 ? 0 : (nd == 64 ? ~0ull : ((1ull << nd) - 1));
@@ -18,7 +18,7 @@ uint64_t make_dim_mask(const Tensor& self, std::optional<IntArrayRef> dim, bool 
   return mask;
 }
 
-uint64_t make_dim_mask(const Tensor& self, int64_t dim) {
+uint64_t make_dim_mask(const TensorBase& self, int64_t dim) {
   int64_t w = maybe_wrap_dim(dim, self.dim());
   return self.dim() == 0 ? 0 : (1ull << w);
 }
@@ -42,7 +42,7 @@ int64_t reduced_numel(IntArrayRef sizes, uint64_t mask) {
   return n;
 }
 
-void check_nonempty_reduction(const char* op, const Tensor& self, uint64_t mask, bool full, bool index_error) {
+void check_nonempty_reduction(const char* op, const TensorBase& self, uint64_t mask, bool full, bool index_error) {
   if (full) {
     if (self.numel() == 0) {
       std::string msg = c10::str(op, "(): Expected reduction dim to be specified for input.numel() == 0.",
@@ -56,18 +56,18 @@ void check_nonempty_reduction(const char* op, const Tensor& self, uint64_t mask,
                    " to have non-zero size.");
 }
 
-Tensor copy_to_out(const Tensor& out, const Tensor& result) {
+TensorBase copy_to_out(const TensorBase& out, const TensorBase& result) {
   if (!out.sizes().equals(result.sizes())) out.unsafeGetTensorImpl()->resize(result.sizes());
-  at::copy_(out, result, false);
+  at::_ops::copy_(out, result, false);
   return out;
 }
 
-void check_out_dtype(const char* op, const Tensor& out, ScalarType want) {
+void check_out_dtype(const char* op, const TensorBase& out, ScalarType want) {
   TL_CHECK(out.scalar_type() == want, op, "(): Expected out tensor to have dtype ", c10::toPythonName(want),
            ", but got ", c10::toPythonName(out.scalar_type()), " instead");
 }
 
-ScalarType mean_result_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+ScalarType mean_result_dtype(const TensorBase& self, std::optional<ScalarType> dtype) {
   ScalarType t = dtype.value_or(self.scalar_type());
   TL_CHECK(c10::isFloatingType(t), "mean(): could not infer output dtype. ",
            dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
@@ -75,11 +75,11 @@ ScalarType mean_result_dtype(const Tensor& self, std::optional<ScalarType> dtype
   return t;
 }
 
-void check_var_dtype(const Tensor& self) {
+void check_var_dtype(const TensorBase& self) {
   TL_CHECK(c10::isFloatingType(self.scalar_type()), "std and var only support floating point and complex dtypes");
 }
 
-void check_norm_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+void check_norm_dtype(const TensorBase& self, std::optional<ScalarType> dtype) {
   TL_CHECK(c10::isFloatingType(self.scalar_type()),
            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
            c10::toString(self.scalar_type()));

@@ -35,60 +35,60 @@
 
 namespace at::native {
 
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+TensorBase empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                      std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   (void)pin_memory;
   return make_empty_strided(size, stride, factory_options(dtype, layout, device));
 }
 
-Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor t = at::empty(size, dtype, layout, device, pin_memory, std::nullopt);
-  return at::fill_(t, Scalar(0));
+  TensorBase t = at::_ops::empty(size, dtype, layout, device, pin_memory, std::nullopt);
+  return at::_ops::fill_(t, Scalar(0));
 }
 
-Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor t = at::empty(size, dtype, layout, device, pin_memory, std::nullopt);
-  return at::fill_(t, Scalar(1));
+  TensorBase t = at::_ops::empty(size, dtype, layout, device, pin_memory, std::nullopt);
+  return at::_ops::fill_(t, Scalar(1));
 }
 
-Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+TensorBase full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
             std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor t = at::empty(size, dtype.value_or(dtype_of_scalar(fill_value)), layout, device, pin_memory, std::nullopt);
-  return at::fill_(t, fill_value);
+  TensorBase t = at::_ops::empty(size, dtype.value_or(dtype_of_scalar(fill_value)), layout, device, pin_memory, std::nullopt);
+  return at::_ops::fill_(t, fill_value);
 }
 
-Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
               std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::arange(Scalar(0), end, Scalar(1), dtype, layout, device, pin_memory);
+  return at::_ops::arange(Scalar(0), end, Scalar(1), dtype, layout, device, pin_memory);
 }
 
-Tensor arange_start(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype,
+TensorBase arange_start(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype,
                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::arange(start, end, Scalar(1), dtype, layout, device, pin_memory);
+  return at::_ops::arange(start, end, Scalar(1), dtype, layout, device, pin_memory);
 }
 
-Tensor eye_m(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase eye_m(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory) {
   TL_CHECK(n >= 0, "eye: n must be greater or equal to 0, got ", n);
   TL_CHECK(m >= 0, "eye: m must be greater or equal to 0, got ", m);
   int64_t shape[2] = {n, m};
-  Tensor t = at::zeros(IntArrayRef(shape, 2), dtype, layout, device, pin_memory);
+  TensorBase t = at::_ops::zeros(IntArrayRef(shape, 2), dtype, layout, device, pin_memory);
   int64_t k = std::min(n, m);
   if (k > 0) {
     // The diagonal is a strided view (stride m + 1): filling it through the
     // dispatcher keeps eye backend-agnostic.
     int64_t dsize[1] = {k}, dstride[1] = {m + 1};
-    Tensor diag = make_view(t, IntArrayRef(dsize, 1), IntArrayRef(dstride, 1), 0);
-    at::fill_(diag, Scalar(1));
+    TensorBase diag = make_view(t, IntArrayRef(dsize, 1), IntArrayRef(dstride, 1), 0);
+    at::_ops::fill_(diag, Scalar(1));
   }
   return t;
 }
 
-Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+TensorBase eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
            std::optional<bool> pin_memory) {
-  return at::eye(n, n, dtype, layout, device, pin_memory);
+  return at::_ops::eye(n, n, dtype, layout, device, pin_memory);
 }
 
 // ---------------------------------------------------------------- *_like
@@ -96,7 +96,7 @@ Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> lay
 // memory_format=None/preserve keeps a dense input's strides (a transposed
 // input gives a transposed result), as PyTorch does; anything else is
 // row-major contiguous.
-Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase empty_like(const TensorBase& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
   TL_CHECK(!layout || *layout == Layout::Strided, "empty_like: only the strided layout is supported");
@@ -104,49 +104,49 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   Device dev = device.value_or(self.device());
   bool keep = (!memory_format || *memory_format == MemoryFormat::Preserve) &&
               self.unsafeGetTensorImpl()->is_non_overlapping_and_dense() && !self.is_contiguous();
-  if (keep) return at::empty_strided(self.sizes(), self.strides(), st, layout, dev, pin_memory);
-  return at::empty(self.sizes(), st, layout, dev, pin_memory, std::nullopt);
+  if (keep) return at::_ops::empty_strided(self.sizes(), self.strides(), st, layout, dev, pin_memory);
+  return at::_ops::empty(self.sizes(), st, layout, dev, pin_memory, std::nullopt);
 }
 
-Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase zeros_like(const TensorBase& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  return at::fill_(at::empty_like(self, dtype, layout, device, pin_memory, memory_format), Scalar(0));
+  return at::_ops::fill_(at::_ops::empty_like(self, dtype, layout, device, pin_memory, memory_format), Scalar(0));
 }
 
-Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase ones_like(const TensorBase& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
-  return at::fill_(at::empty_like(self, dtype, layout, device, pin_memory, memory_format), Scalar(1));
+  return at::_ops::fill_(at::_ops::empty_like(self, dtype, layout, device, pin_memory, memory_format), Scalar(1));
 }
 
-Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+TensorBase full_like(const TensorBase& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
-  return at::fill_(at::empty_like(self, dtype, layout, device, pin_memory, memory_format), fill_value);
+  return at::_ops::fill_(at::_ops::empty_like(self, dtype, layout, device, pin_memory, memory_format), fill_value);
 }
 
-Tensor rand_like(const Tensor& self, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
+TensorBase rand_like(const TensorBase& self, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
                  std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
-  return at::uniform_(at::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0.0, 1.0, generator);
+  return at::_ops::uniform_(at::_ops::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0.0, 1.0, generator);
 }
 
-Tensor randn_like(const Tensor& self, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
+TensorBase randn_like(const TensorBase& self, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
                   std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  return at::normal_(at::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0.0, 1.0, generator);
+  return at::_ops::normal_(at::_ops::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0.0, 1.0, generator);
 }
 
-Tensor randint_like_low_dtype(const Tensor& self, int64_t low, int64_t high,
+TensorBase randint_like_low_dtype(const TensorBase& self, int64_t low, int64_t high,
                               const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
                               std::optional<Layout> layout, std::optional<Device> device,
                               std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
-  Tensor t = at::empty_like(self, dtype, layout, device, pin_memory, memory_format);
-  return at::random_(t, low, std::optional<int64_t>(high), generator);
+  TensorBase t = at::_ops::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  return at::_ops::random_(t, low, std::optional<int64_t>(high), generator);
 }
 
-Tensor randint_like(const Tensor& self, int64_t high, const std::optional<c10::Generator>& generator,
+TensorBase randint_like(const TensorBase& self, int64_t high, const std::optional<c10::Generator>& generator,
                     std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
                     std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
   return randint_like_low_dtype(self, 0, high, generator, dtype, layout, device, pin_memory, memory_format);
@@ -154,80 +154,80 @@ Tensor randint_like(const Tensor& self, int64_t high, const std::optional<c10::G
 
 // ---------------------------------------------------------------- new_*: inherit self's dtype and device
 
-Tensor new_empty(const Tensor& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase new_empty(const TensorBase& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::empty(size, dtype.value_or(self.scalar_type()), layout, device.value_or(self.device()), pin_memory,
+  return at::_ops::empty(size, dtype.value_or(self.scalar_type()), layout, device.value_or(self.device()), pin_memory,
                    std::nullopt);
 }
 
-Tensor new_empty_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+TensorBase new_empty_strided(const TensorBase& self, IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                          std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::empty_strided(size, stride, dtype.value_or(self.scalar_type()), layout, device.value_or(self.device()),
+  return at::_ops::empty_strided(size, stride, dtype.value_or(self.scalar_type()), layout, device.value_or(self.device()),
                            pin_memory);
 }
 
-Tensor new_zeros(const Tensor& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase new_zeros(const TensorBase& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::fill_(at::new_empty(self, size, dtype, layout, device, pin_memory), Scalar(0));
+  return at::_ops::fill_(at::_ops::new_empty(self, size, dtype, layout, device, pin_memory), Scalar(0));
 }
 
-Tensor new_ones(const Tensor& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase new_ones(const TensorBase& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                 std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::fill_(at::new_empty(self, size, dtype, layout, device, pin_memory), Scalar(1));
+  return at::_ops::fill_(at::_ops::new_empty(self, size, dtype, layout, device, pin_memory), Scalar(1));
 }
 
-Tensor new_full(const Tensor& self, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+TensorBase new_full(const TensorBase& self, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  return at::fill_(at::new_empty(self, size, dtype, layout, device, pin_memory), fill_value);
+  return at::_ops::fill_(at::_ops::new_empty(self, size, dtype, layout, device, pin_memory), fill_value);
 }
 
 // ---------------------------------------------------------------- random factories
 
-Tensor rand(IntArrayRef size, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
+TensorBase rand(IntArrayRef size, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
             std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor t = at::empty(size, dtype, layout, device, pin_memory, std::nullopt);
-  return at::uniform_(t, 0.0, 1.0, generator);
+  TensorBase t = at::_ops::empty(size, dtype, layout, device, pin_memory, std::nullopt);
+  return at::_ops::uniform_(t, 0.0, 1.0, generator);
 }
 
-Tensor randn(IntArrayRef size, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
+TensorBase randn(IntArrayRef size, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
              std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor t = at::empty(size, dtype, layout, device, pin_memory, std::nullopt);
-  return at::normal_(t, 0.0, 1.0, generator);
+  TensorBase t = at::_ops::empty(size, dtype, layout, device, pin_memory, std::nullopt);
+  return at::_ops::normal_(t, 0.0, 1.0, generator);
 }
 
-Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator,
+TensorBase randint_low(int64_t low, int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator,
                    std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
                    std::optional<bool> pin_memory) {
-  Tensor t = at::empty(size, dtype.value_or(ScalarType::Long), layout, device, pin_memory, std::nullopt);
-  return at::random_(t, low, std::optional<int64_t>(high), generator);
+  TensorBase t = at::_ops::empty(size, dtype.value_or(ScalarType::Long), layout, device, pin_memory, std::nullopt);
+  return at::_ops::random_(t, low, std::optional<int64_t>(high), generator);
 }
 
-Tensor randint(int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator,
+TensorBase randint(int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator,
                std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
                std::optional<bool> pin_memory) {
   return randint_low(0, high, size, generator, dtype, layout, device, pin_memory);
 }
 
-Tensor random_to_(const Tensor& self, int64_t to, const std::optional<c10::Generator>& generator) {
-  return at::random_(self, 0, std::optional<int64_t>(to), generator);
+TensorBase random_to_(const TensorBase& self, int64_t to, const std::optional<c10::Generator>& generator) {
+  return at::_ops::random_(self, 0, std::optional<int64_t>(to), generator);
 }
 
 // random_(): integers in [0, max] where max is the dtype's largest value
 // (2^digits for floats, every integer up to it being exact).
-Tensor random_(const Tensor& self, const std::optional<c10::Generator>& generator) {
-  return at::random_(self, 0, std::nullopt, generator);
+TensorBase random_(const TensorBase& self, const std::optional<c10::Generator>& generator) {
+  return at::_ops::random_(self, 0, std::nullopt, generator);
 }
 
-Tensor bernoulli(const Tensor& self, const std::optional<c10::Generator>& generator) {
+TensorBase bernoulli(const TensorBase& self, const std::optional<c10::Generator>& generator) {
   TL_CHECK(isFloatingType(self.scalar_type()), "bernoulli: expected a floating point tensor of probabilities, got ",
            self.scalar_type());
-  Tensor out = at::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
-  return at::bernoulli_(out, self, generator);
+  TensorBase out = at::_ops::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  return at::_ops::bernoulli_(out, self, generator);
 }
 
-Tensor bernoulli_p(const Tensor& self, double p, const std::optional<c10::Generator>& generator) {
-  Tensor out = at::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
-  return at::bernoulli_(out, p, generator);
+TensorBase bernoulli_p(const TensorBase& self, double p, const std::optional<c10::Generator>& generator) {
+  TensorBase out = at::_ops::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  return at::_ops::bernoulli_(out, p, generator);
 }
 
 // ---------------------------------------------------------------- out= variants
@@ -236,68 +236,68 @@ Tensor bernoulli_p(const Tensor& self, double p, const std::optional<c10::Genera
 // dtype and copied, which also covers a non-contiguous out.
 
 namespace {
-void resize_out(const Tensor& out, IntArrayRef sizes) {
+void resize_out(const TensorBase& out, IntArrayRef sizes) {
   if (!out.sizes().equals(sizes)) out.unsafeGetTensorImpl()->resize(sizes);
 }
-Tensor copy_result(const Tensor& out, const Tensor& r) {
+TensorBase copy_result(const TensorBase& out, const TensorBase& r) {
   resize_out(out, r.sizes());
-  return at::copy_(out, r, false);
+  return at::_ops::copy_(out, r, false);
 }
 }  // namespace
 
-Tensor zeros_out(const Tensor& out, IntArrayRef size) {
+TensorBase zeros_out(const TensorBase& out, IntArrayRef size) {
   resize_out(out, size);
-  return at::fill_(out, Scalar(0));
+  return at::_ops::fill_(out, Scalar(0));
 }
 
-Tensor ones_out(const Tensor& out, IntArrayRef size) {
+TensorBase ones_out(const TensorBase& out, IntArrayRef size) {
   resize_out(out, size);
-  return at::fill_(out, Scalar(1));
+  return at::_ops::fill_(out, Scalar(1));
 }
 
-Tensor full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value) {
+TensorBase full_out(const TensorBase& out, IntArrayRef size, const Scalar& fill_value) {
   resize_out(out, size);
-  return at::fill_(out, fill_value);
+  return at::_ops::fill_(out, fill_value);
 }
 
-Tensor arange_start_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
-  return copy_result(out, at::arange(start, end, step, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+TensorBase arange_start_out(const TensorBase& out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  return copy_result(out, at::_ops::arange(start, end, step, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
 }
 
-Tensor arange_out(const Tensor& out, const Scalar& end) { return arange_start_out(out, Scalar(0), end, Scalar(1)); }
+TensorBase arange_out(const TensorBase& out, const Scalar& end) { return arange_start_out(out, Scalar(0), end, Scalar(1)); }
 
-Tensor linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps) {
-  return copy_result(out, at::linspace(start, end, steps, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+TensorBase linspace_out(const TensorBase& out, const Scalar& start, const Scalar& end, int64_t steps) {
+  return copy_result(out, at::_ops::linspace(start, end, steps, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
 }
 
-Tensor eye_m_out(const Tensor& out, int64_t n, int64_t m) {
-  return copy_result(out, at::eye(n, m, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+TensorBase eye_m_out(const TensorBase& out, int64_t n, int64_t m) {
+  return copy_result(out, at::_ops::eye(n, m, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
 }
 
-Tensor eye_out(const Tensor& out, int64_t n) { return eye_m_out(out, n, n); }
+TensorBase eye_out(const TensorBase& out, int64_t n) { return eye_m_out(out, n, n); }
 
-Tensor rand_out(const Tensor& out, IntArrayRef size, const std::optional<c10::Generator>& generator) {
+TensorBase rand_out(const TensorBase& out, IntArrayRef size, const std::optional<c10::Generator>& generator) {
   resize_out(out, size);
-  return at::uniform_(out, 0.0, 1.0, generator);
+  return at::_ops::uniform_(out, 0.0, 1.0, generator);
 }
 
-Tensor randn_out(const Tensor& out, IntArrayRef size, const std::optional<c10::Generator>& generator) {
+TensorBase randn_out(const TensorBase& out, IntArrayRef size, const std::optional<c10::Generator>& generator) {
   resize_out(out, size);
-  return at::normal_(out, 0.0, 1.0, generator);
+  return at::_ops::normal_(out, 0.0, 1.0, generator);
 }
 
-Tensor randint_low_out(const Tensor& out, int64_t low, int64_t high, IntArrayRef size,
+TensorBase randint_low_out(const TensorBase& out, int64_t low, int64_t high, IntArrayRef size,
                        const std::optional<c10::Generator>& generator) {
   resize_out(out, size);
-  return at::random_(out, low, std::optional<int64_t>(high), generator);
+  return at::_ops::random_(out, low, std::optional<int64_t>(high), generator);
 }
 
-Tensor randint_out(const Tensor& out, int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator) {
+TensorBase randint_out(const TensorBase& out, int64_t high, IntArrayRef size, const std::optional<c10::Generator>& generator) {
   return randint_low_out(out, 0, high, size, generator);
 }
 
-Tensor randperm_out(const Tensor& out, int64_t n, const std::optional<c10::Generator>& generator) {
-  return copy_result(out, at::randperm(n, generator, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
+TensorBase randperm_out(const TensorBase& out, int64_t n, const std::optional<c10::Generator>& generator) {
+  return copy_result(out, at::_ops::randperm(n, generator, out.scalar_type(), std::nullopt, out.device(), std::nullopt));
 }
 
 }  // namespace at::native

@@ -27,20 +27,20 @@ namespace at::native {
 namespace {
 
 // The last two dims swapped (t() for a matrix; a 1-D tensor is returned as is).
-Tensor transpose_last2(const Tensor& t) { return t.dim() < 2 ? t : at::transpose(t, -2, -1); }
+TensorBase transpose_last2(const TensorBase& t) { return t.dim() < 2 ? t : at::_ops::transpose(t, -2, -1); }
 
 }  // namespace
 
-Tensor matmul(const Tensor& self, const Tensor& other) {
+TensorBase matmul(const TensorBase& self, const TensorBase& other) {
   const int64_t d1 = self.dim(), d2 = other.dim();
   TL_CHECK(d1 != 0 && d2 != 0, "both arguments to matmul need to be at least 1D, but they are ", d1, "D and ", d2,
            "D");
-  if (d1 == 1 && d2 == 1) return at::dot(self, other);
-  if (d1 == 2 && d2 == 1) return at::mv(self, other);
-  if (d1 == 2 && d2 == 2) return at::mm(self, other);
+  if (d1 == 1 && d2 == 1) return at::_ops::dot(self, other);
+  if (d1 == 2 && d2 == 1) return at::_ops::mv(self, other);
+  if (d1 == 2 && d2 == 2) return at::_ops::mm(self, other);
   if (d1 == 1 && d2 == 2) {
     // (k) @ (k, p): a (1, k) row times the matrix, the 1 removed.
-    return at::squeeze(at::mm(at::unsqueeze(self, 0), other), 0);
+    return at::_ops::squeeze(at::_ops::mm(at::_ops::unsqueeze(self, 0), other), 0);
   }
   if (d1 >= 3 && d2 <= 2) {
     // (..., n, k) @ (k[, p]): fold the batch dims into the rows, one mm
@@ -48,10 +48,10 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     const int64_t k = self.sizes()[d1 - 1];
     DimVector out_sizes(self.sizes().slice(0, d1 - 1));
     int64_t fsz[2] = {c10::multiply_integers(out_sizes), k};
-    Tensor folded = at::reshape(self, IntArrayRef(fsz, 2));
-    Tensor r = d2 == 2 ? at::mm(folded, other) : at::mv(folded, other);
+    TensorBase folded = at::_ops::reshape(self, IntArrayRef(fsz, 2));
+    TensorBase r = d2 == 2 ? at::_ops::mm(folded, other) : at::_ops::mv(folded, other);
     if (d2 == 2) out_sizes.push_back(other.sizes()[1]);
-    return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
+    return at::_ops::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
   }
   // Batched: broadcast the batch dims, one bmm over (B, n, k) @ (B, k, p).
   // A 1-D operand is a row (self) or column (other) whose dim is dropped after.
@@ -62,46 +62,46 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   DimVector batch = infer_size(batch1, batch2);
   const int64_t B = c10::multiply_integers(IntArrayRef(batch.data(), batch.size()));
 
-  auto prepare = [&](const Tensor& t, int64_t rows, int64_t cols, bool is_row) {
-    Tensor m = t;
-    if (t.dim() == 1) m = at::unsqueeze(t, is_row ? 0 : 1);
+  auto prepare = [&](const TensorBase& t, int64_t rows, int64_t cols, bool is_row) {
+    TensorBase m = t;
+    if (t.dim() == 1) m = at::_ops::unsqueeze(t, is_row ? 0 : 1);
     DimVector full(batch);
     full.push_back(rows);
     full.push_back(cols);
-    Tensor e = at::expand(m, IntArrayRef(full.data(), full.size()));
+    TensorBase e = at::_ops::expand(m, IntArrayRef(full.data(), full.size()));
     int64_t s3[3] = {B, rows, cols};
-    return at::reshape(e, IntArrayRef(s3, 3));
+    return at::_ops::reshape(e, IntArrayRef(s3, 3));
   };
-  Tensor r = at::bmm(prepare(self, n, k1, true), prepare(other, k2, p, false));
+  TensorBase r = at::_ops::bmm(prepare(self, n, k1, true), prepare(other, k2, p, false));
 
   DimVector out_sizes(batch);
   if (d1 > 1) out_sizes.push_back(n);
   if (d2 > 1) out_sizes.push_back(p);
-  return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
+  return at::_ops::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
 }
 
-Tensor outer(const Tensor& self, const Tensor& vec2) {
+TensorBase outer(const TensorBase& self, const TensorBase& vec2) {
   TL_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
   TL_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
-  return at::mul(at::unsqueeze(self, 1), vec2);
+  return at::_ops::mul(at::_ops::unsqueeze(self, 1), vec2);
 }
 
-Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+TensorBase linear(const TensorBase& input, const TensorBase& weight, const std::optional<TensorBase>& bias) {
   const bool has_bias = bias.has_value() && bias->defined();
-  Tensor wt = transpose_last2(weight);
+  TensorBase wt = transpose_last2(weight);
   if (has_bias && weight.dim() == 2 && input.dim() >= 2) {
     // y = bias + x @ W^T in one addmm (bias added inside the gemm's beta
     // pass); batch dims of x fold into rows when they are viewable.
-    if (input.dim() == 2) return at::addmm(*bias, input, wt, 1, 1);
+    if (input.dim() == 2) return at::_ops::addmm(*bias, input, wt, 1, 1);
     const int64_t k = input.sizes()[input.dim() - 1];
     DimVector out_sizes(input.sizes().slice(0, input.dim() - 1));
     int64_t fsz[2] = {c10::multiply_integers(out_sizes), k};
-    Tensor r = at::addmm(*bias, at::reshape(input, IntArrayRef(fsz, 2)), wt, 1, 1);
+    TensorBase r = at::_ops::addmm(*bias, at::_ops::reshape(input, IntArrayRef(fsz, 2)), wt, 1, 1);
     out_sizes.push_back(r.sizes()[1]);
-    return at::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
+    return at::_ops::view(r, IntArrayRef(out_sizes.data(), out_sizes.size()));
   }
-  Tensor r = at::matmul(input, wt);
-  return has_bias ? at::add(r, *bias) : r;
+  TensorBase r = at::_ops::matmul(input, wt);
+  return has_bias ? at::_ops::add(r, *bias) : r;
 }
 
 }  // namespace at::native

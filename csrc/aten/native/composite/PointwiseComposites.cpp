@@ -21,62 +21,62 @@ static int rounding_kind(std::optional<std::string_view> mode) {
   return 0;
 }
 
-Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+TensorBase div_mode(const TensorBase& self, const TensorBase& other, std::optional<std::string_view> rounding_mode) {
   switch (rounding_kind(rounding_mode)) {
-    case 1: return at::_div_trunc(self, other);
-    case 2: return at::floor_divide(self, other);
-    default: return at::div(self, other);
+    case 1: return at::_ops::_div_trunc(self, other);
+    case 2: return at::_ops::floor_divide(self, other);
+    default: return at::_ops::div(self, other);
   }
 }
 
-Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+TensorBase div_mode_(const TensorBase& self, const TensorBase& other, std::optional<std::string_view> rounding_mode) {
   switch (rounding_kind(rounding_mode)) {
-    case 1: return at::_div_trunc_(self, other);
-    case 2: return at::floor_divide_(self, other);
-    default: return at::div_(self, other);
+    case 1: return at::_ops::_div_trunc_(self, other);
+    case 2: return at::_ops::floor_divide_(self, other);
+    default: return at::_ops::div_(self, other);
   }
 }
 
-Tensor div_mode_out(const Tensor& out, const Tensor& self, const Tensor& other,
+TensorBase div_mode_out(const TensorBase& out, const TensorBase& self, const TensorBase& other,
                     std::optional<std::string_view> rounding_mode) {
   switch (rounding_kind(rounding_mode)) {
-    case 1: return at::_div_trunc_out(out, self, other);
-    case 2: return at::floor_divide_out(out, self, other);
-    default: return at::div_out(out, self, other);
+    case 1: return at::_ops::_div_trunc_out(out, self, other);
+    case 2: return at::_ops::floor_divide_out(out, self, other);
+    default: return at::_ops::div_out(out, self, other);
   }
 }
 
-static void check_clamp_args(const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+static void check_clamp_args(const std::optional<TensorBase>& min, const std::optional<TensorBase>& max) {
   TL_CHECK((min && min->defined()) || (max && max->defined()),
            "torch.clamp: At least one of 'min' or 'max' must not be None");
 }
 
-Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+TensorBase clamp(const TensorBase& self, const std::optional<TensorBase>& min, const std::optional<TensorBase>& max) {
   check_clamp_args(min, max);
-  if (min && max) return at::_clamp_both(self, *min, *max);
-  if (min) return at::clamp_min(self, *min);
-  return at::clamp_max(self, *max);
+  if (min && max) return at::_ops::_clamp_both(self, *min, *max);
+  if (min) return at::_ops::clamp_min(self, *min);
+  return at::_ops::clamp_max(self, *max);
 }
 
-Tensor clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+TensorBase clamp_(const TensorBase& self, const std::optional<TensorBase>& min, const std::optional<TensorBase>& max) {
   check_clamp_args(min, max);
-  if (min && max) return at::_clamp_both_(self, *min, *max);
-  if (min) return at::clamp_min_(self, *min);
-  return at::clamp_max_(self, *max);
+  if (min && max) return at::_ops::_clamp_both_(self, *min, *max);
+  if (min) return at::_ops::clamp_min_(self, *min);
+  return at::_ops::clamp_max_(self, *max);
 }
 
-Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min,
-                 const std::optional<Tensor>& max) {
+TensorBase clamp_out(const TensorBase& out, const TensorBase& self, const std::optional<TensorBase>& min,
+                 const std::optional<TensorBase>& max) {
   check_clamp_args(min, max);
-  if (min && max) return at::_clamp_both_out(out, self, *min, *max);
-  if (min) return at::clamp_min_out(out, self, *min);
-  return at::clamp_max_out(out, self, *max);
+  if (min && max) return at::_ops::_clamp_both_out(out, self, *min, *max);
+  if (min) return at::_ops::clamp_min_out(out, self, *min);
+  return at::_ops::clamp_max_out(out, self, *max);
 }
 
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+TensorBase where(const TensorBase& condition, const TensorBase& self, const TensorBase& other) {
   TL_CHECK(condition.scalar_type() == ScalarType::Bool,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ", condition.scalar_type());
-  return at::_where(condition, self, other);
+  return at::_ops::_where(condition, self, other);
 }
 
 }  // namespace at::native

@@ -130,7 +130,7 @@ DimVector wrap_dims(IntArrayRef dims, int64_t ndim) {
 
 // ------------------------------------------------------------------ primitives
 
-Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+TensorBase select(const TensorBase& self, int64_t dim, int64_t index) {
   TL_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim];
@@ -144,7 +144,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return make_view(self, sizes, strides, offset);
 }
 
-Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+TensorBase slice(const TensorBase& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   TL_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   TL_CHECK_VALUE(step > 0, "slice step must be positive");
   dim = maybe_wrap_dim(dim, self.dim());
@@ -162,7 +162,7 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   return make_view(self, sizes, strides, offset);
 }
 
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
+TensorBase unsqueeze(const TensorBase& self, int64_t dim) {
   dim = maybe_wrap_dim(dim, self.dim() + 1);
   DimVector sizes(self.sizes()), strides(self.strides());
   int64_t st = dim < self.dim() ? sizes[dim] * strides[dim] : 1;
@@ -171,7 +171,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor view(const Tensor& self, IntArrayRef size) {
+TensorBase view(const TensorBase& self, IntArrayRef size) {
   DimVector shape = infer_view_size(size, self.numel());
   auto strides = compute_view_strides(self.sizes(), self.strides(), shape);
   TL_CHECK(strides.has_value(),
@@ -180,7 +180,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return make_view(self, shape, *strides, self.storage_offset());
 }
 
-Tensor permute(const Tensor& self, IntArrayRef dims) {
+TensorBase permute(const TensorBase& self, IntArrayRef dims) {
   int64_t n = self.dim();
   TL_CHECK((int64_t)dims.size() == n, "permute(sparse_coo): number of dimensions in the tensor input does not match "
            "the length of the desired ordering of dimensions i.e. input.dim() = ", n, " is not equal to len(dims) = ",
@@ -197,7 +197,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+TensorBase transpose(const TensorBase& self, int64_t dim0, int64_t dim1) {
   int64_t n = self.dim();
   dim0 = maybe_wrap_dim(dim0, n);
   dim1 = maybe_wrap_dim(dim1, n);
@@ -209,7 +209,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor squeeze(const Tensor& self) {
+TensorBase squeeze(const TensorBase& self) {
   DimVector sizes, strides;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (self.sizes()[d] != 1) {
@@ -220,7 +220,7 @@ Tensor squeeze(const Tensor& self) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
+TensorBase squeeze_dims(const TensorBase& self, IntArrayRef dim) {
   int64_t n = self.dim();
   std::vector<bool> drop(std::max<int64_t>(n, 1), false);
   for (int64_t d : dim) {
@@ -238,12 +238,12 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor squeeze_dim(const Tensor& self, int64_t dim) {
+TensorBase squeeze_dim(const TensorBase& self, int64_t dim) {
   int64_t d = dim;
   return squeeze_dims(self, IntArrayRef(&d, 1));
 }
 
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+TensorBase expand(const TensorBase& self, IntArrayRef size, bool implicit) {
   (void)implicit;
   int64_t n = (int64_t)size.size(), nself = self.dim();
   TL_CHECK(n >= nself, "expand(", toString(self.scalar_type()), "Tensor{", self.sizes(), "}, size=", size,
@@ -272,7 +272,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+TensorBase as_strided(const TensorBase& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   TL_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   int64_t offset = storage_offset.value_or(self.storage_offset());
   TL_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
@@ -291,7 +291,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return make_view(self, size, stride, offset);
 }
 
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+TensorBase diagonal(const TensorBase& self, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t n = self.dim();
   dim1 = maybe_wrap_dim(dim1, n);
   dim2 = maybe_wrap_dim(dim2, n);
@@ -316,7 +316,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
   return make_view(self, sizes, strides, start);
 }
 
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+TensorBase unfold(const TensorBase& self, int64_t dimension, int64_t size, int64_t step) {
   int64_t n = self.dim();
   int64_t d = maybe_wrap_dim(dimension, n);
   int64_t max_size = n == 0 ? 1 : self.sizes()[d];
@@ -334,15 +334,15 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+TensorBase alias(const TensorBase& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
 // A new tensor object over the same storage; autograd (when it lands) cuts
 // the graph here because the op is declared non-differentiable.
-Tensor detach(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+TensorBase detach(const TensorBase& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
 // The one copying conversion: dtype and/or device change (and the memory
 // format), always a new tensor. `to` decides whether to call it at all.
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase _to_copy(const TensorBase& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                 std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking,
                 std::optional<MemoryFormat> memory_format) {
   (void)layout;
@@ -355,65 +355,65 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   // transposed), as PyTorch's `to` does; anything else becomes contiguous.
   bool keep = fmt == MemoryFormat::Preserve && self.unsafeGetTensorImpl()->is_non_overlapping_and_dense();
   TensorOptions opts(dt, dev);
-  Tensor out = keep ? make_empty_strided(self.sizes(), self.strides(), opts) : make_empty(self.sizes(), opts);
+  TensorBase out = keep ? make_empty_strided(self.sizes(), self.strides(), opts) : make_empty(self.sizes(), opts);
   if (dev.is_meta()) return out;
-  at::copy_(out, self, non_blocking);
+  at::_ops::copy_(out, self, non_blocking);
   return out;
 }
 
 // ------------------------------------------------------------------ derived views
 
-Tensor reshape(const Tensor& self, IntArrayRef shape) {
+TensorBase reshape(const TensorBase& self, IntArrayRef shape) {
   DimVector s = infer_view_size(shape, self.numel());
-  if (compute_view_strides(self.sizes(), self.strides(), s)) return at::view(self, s);
-  return at::view(at::clone(self, MemoryFormat::Contiguous), s);
+  if (compute_view_strides(self.sizes(), self.strides(), s)) return at::_ops::view(self, s);
+  return at::_ops::view(at::_ops::clone(self, MemoryFormat::Contiguous), s);
 }
 
-Tensor view_as(const Tensor& self, const Tensor& other) { return at::view(self, other.sizes()); }
-Tensor reshape_as(const Tensor& self, const Tensor& other) { return at::reshape(self, other.sizes()); }
+TensorBase view_as(const TensorBase& self, const TensorBase& other) { return at::_ops::view(self, other.sizes()); }
+TensorBase reshape_as(const TensorBase& self, const TensorBase& other) { return at::_ops::reshape(self, other.sizes()); }
 
-Tensor ravel(const Tensor& self) {
+TensorBase ravel(const TensorBase& self) {
   int64_t m1 = -1;
-  return at::reshape(self, IntArrayRef(&m1, 1));
+  return at::_ops::reshape(self, IntArrayRef(&m1, 1));
 }
 
-Tensor swapaxes(const Tensor& self, int64_t a, int64_t b) { return at::transpose(self, a, b); }
-Tensor swapdims(const Tensor& self, int64_t a, int64_t b) { return at::transpose(self, a, b); }
+TensorBase swapaxes(const TensorBase& self, int64_t a, int64_t b) { return at::_ops::transpose(self, a, b); }
+TensorBase swapdims(const TensorBase& self, int64_t a, int64_t b) { return at::_ops::transpose(self, a, b); }
 
-Tensor t(const Tensor& self) {
+TensorBase t(const TensorBase& self) {
   TL_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
-  if (self.dim() < 2) return at::transpose(self, 0, 0);
-  return at::transpose(self, 0, 1);
+  if (self.dim() < 2) return at::_ops::transpose(self, 0, 0);
+  return at::_ops::transpose(self, 0, 1);
 }
 
-Tensor adjoint(const Tensor& self) {
+TensorBase adjoint(const TensorBase& self) {
   TL_CHECK(self.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ", self.dim(), "-D tensor.");
-  return at::transpose(self, -2, -1);
+  return at::_ops::transpose(self, -2, -1);
 }
 
-Tensor expand_as(const Tensor& self, const Tensor& other) { return at::expand(self, other.sizes(), false); }
-Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return at::expand(self, size, false); }
+TensorBase expand_as(const TensorBase& self, const TensorBase& other) { return at::_ops::expand(self, other.sizes(), false); }
+TensorBase broadcast_to(const TensorBase& self, IntArrayRef size) { return at::_ops::expand(self, size, false); }
 
-Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+TensorBase flatten(const TensorBase& self, int64_t start_dim, int64_t end_dim) {
   int64_t n = self.dim();
   start_dim = maybe_wrap_dim(start_dim, n);
   end_dim = maybe_wrap_dim(end_dim, n);
   TL_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (n == 0) {
     int64_t one = 1;
-    return at::reshape(self, IntArrayRef(&one, 1));
+    return at::_ops::reshape(self, IntArrayRef(&one, 1));
   }
-  if (start_dim == end_dim) return at::alias(self);
+  if (start_dim == end_dim) return at::_ops::alias(self);
   DimVector shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.sizes()[d]);
   int64_t m = 1;
   for (int64_t d = start_dim; d <= end_dim; ++d) m *= self.sizes()[d];
   shape.push_back(m);
   for (int64_t d = end_dim + 1; d < n; ++d) shape.push_back(self.sizes()[d]);
-  return at::reshape(self, shape);
+  return at::_ops::reshape(self, shape);
 }
 
-Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+TensorBase unflatten(const TensorBase& self, int64_t dim, IntArrayRef sizes) {
   dim = maybe_wrap_dim(dim, self.dim());
   TL_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   int64_t size = self.sizes()[dim];
@@ -437,10 +437,10 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   for (int64_t d = 0; d < dim; ++d) shape.push_back(self.sizes()[d]);
   for (int64_t s : inferred) shape.push_back(s);
   for (int64_t d = dim + 1; d < self.dim(); ++d) shape.push_back(self.sizes()[d]);
-  return at::view(self, shape);
+  return at::_ops::view(self, shape);
 }
 
-Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+TensorBase narrow(const TensorBase& self, int64_t dim, int64_t start, int64_t length) {
   TL_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   TL_CHECK(length >= 0, "narrow(): length must be non-negative.");
   dim = maybe_wrap_dim(dim, self.dim());
@@ -450,19 +450,19 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   if (start < 0) start += size;
   TL_CHECK(start <= size - length, "start (", start, ") + length (", length, ") exceeds dimension size (", size,
            ").");
-  return at::slice(self, dim, start, start + length, 1);
+  return at::_ops::slice(self, dim, start, start + length, 1);
 }
 
-std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+std::vector<TensorBase> unbind(const TensorBase& self, int64_t dim) {
   dim = maybe_wrap_dim(dim, self.dim(), /*wrap_scalar=*/false);
   int64_t n = self.sizes()[dim];
-  std::vector<Tensor> out;
+  std::vector<TensorBase> out;
   out.reserve(n);
-  for (int64_t i = 0; i < n; ++i) out.push_back(at::select(self, dim, i));
+  for (int64_t i = 0; i < n; ++i) out.push_back(at::_ops::select(self, dim, i));
   return out;
 }
 
-std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+std::vector<TensorBase> split(const TensorBase& self, int64_t split_size, int64_t dim) {
   TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
   TL_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
   dim = maybe_wrap_dim(dim, self.dim());
@@ -471,16 +471,16 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
            size);
   // Always at least one chunk, so an empty dim still yields one (empty) piece.
   int64_t chunks = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
-  std::vector<Tensor> out;
+  std::vector<TensorBase> out;
   out.reserve(chunks);
   for (int64_t i = 0; i < chunks; ++i) {
     int64_t len = std::min(split_size, size - i * split_size);
-    out.push_back(at::narrow(self, dim, i * split_size, std::max<int64_t>(len, 0)));
+    out.push_back(at::_ops::narrow(self, dim, i * split_size, std::max<int64_t>(len, 0)));
   }
   return out;
 }
 
-std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+std::vector<TensorBase> split_with_sizes(const TensorBase& self, IntArrayRef split_sizes, int64_t dim) {
   TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
   dim = maybe_wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[dim], total = 0;
@@ -491,21 +491,21 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   }
   TL_CHECK(total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
            " (input tensor's size at dimension ", dim, "), but got split_sizes=", split_sizes);
-  std::vector<Tensor> out;
+  std::vector<TensorBase> out;
   out.reserve(split_sizes.size());
   int64_t start = 0;
   for (int64_t s : split_sizes) {
-    out.push_back(at::narrow(self, dim, start, s));
+    out.push_back(at::_ops::narrow(self, dim, start, s));
     start += s;
   }
   return out;
 }
 
-std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim) {
-  return at::split_with_sizes(self, split_size, dim);
+std::vector<TensorBase> split_sizes(const TensorBase& self, IntArrayRef split_size, int64_t dim) {
+  return at::_ops::split_with_sizes(self, split_size, dim);
 }
 
-std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+std::vector<TensorBase> chunk(const TensorBase& self, int64_t chunks, int64_t dim) {
   TL_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
   TL_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = maybe_wrap_dim(dim, self.dim());
@@ -514,12 +514,12 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   // PyTorch: an empty dim with split_size 0 gives `chunks` empty pieces.
   if (split_size == 0 && size == 0) {
     DimVector sizes(chunks, 0);
-    return at::split_with_sizes(self, sizes, dim);
+    return at::_ops::split_with_sizes(self, sizes, dim);
   }
-  return at::split(self, split_size, dim);
+  return at::_ops::split(self, split_size, dim);
 }
 
-Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+TensorBase movedim(const TensorBase& self, IntArrayRef source, IntArrayRef destination) {
   int64_t n = self.dim();
   TL_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (", source,
            " dims) should contain the same number of dims as destination (", destination, " dims)");
@@ -533,7 +533,7 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
     TL_CHECK(!dst_used[d], "movedim: repeated dim in `destination` (", destination, ")");
     dst_used[d] = true;
   }
-  if (n == 0) return at::alias(self);
+  if (n == 0) return at::_ops::alias(self);
   // Place the moved dims at their destinations, then fill the remaining
   // slots with the untouched dims in their original order.
   DimVector order(n, -1);
@@ -544,42 +544,42 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
     while (src_used[next]) ++next;
     order[i] = next++;
   }
-  return at::permute(self, order);
+  return at::_ops::permute(self, order);
 }
 
-Tensor movedim_int(const Tensor& self, int64_t source, int64_t destination) {
-  return at::movedim(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
+TensorBase movedim_int(const TensorBase& self, int64_t source, int64_t destination) {
+  return at::_ops::movedim(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
 }
-Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
-  return at::movedim(self, source, destination);
+TensorBase moveaxis(const TensorBase& self, IntArrayRef source, IntArrayRef destination) {
+  return at::_ops::movedim(self, source, destination);
 }
-Tensor moveaxis_int(const Tensor& self, int64_t source, int64_t destination) {
-  return at::movedim(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
+TensorBase moveaxis_int(const TensorBase& self, int64_t source, int64_t destination) {
+  return at::_ops::movedim(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
 }
 
-Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+TensorBase contiguous(const TensorBase& self, MemoryFormat memory_format) {
   TL_CHECK(memory_format != MemoryFormat::Preserve,
            "preserve memory format is unsupported by the contiguous operator");
   if (self.is_contiguous()) return self;
-  return at::clone(self, MemoryFormat::Contiguous);
+  return at::_ops::clone(self, MemoryFormat::Contiguous);
 }
 
 // ------------------------------------------------------------------ to / type_as
 
 namespace {
 // `to` returns self when nothing would change and copy=False; else _to_copy.
-Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool non_blocking, bool copy,
+TensorBase to_impl(const TensorBase& self, ScalarType dtype, Device device, bool non_blocking, bool copy,
                std::optional<MemoryFormat> memory_format) {
   // A device without an index ("cpu") matches the tensor's device of that type.
   bool same_device = self.device().type == device.type && (!device.has_index() || self.device() == device);
   bool same_format = !memory_format || *memory_format == MemoryFormat::Preserve ||
                      (*memory_format == MemoryFormat::Contiguous && self.is_contiguous());
   if (!copy && self.scalar_type() == dtype && same_device && same_format) return self;
-  return at::_to_copy(self, dtype, std::nullopt, device, std::nullopt, non_blocking, memory_format);
+  return at::_ops::_to_copy(self, dtype, std::nullopt, device, std::nullopt, non_blocking, memory_format);
 }
 }  // namespace
 
-Tensor to_dtype_layout(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase to_dtype_layout(const TensorBase& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                        std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking, bool copy,
                        std::optional<MemoryFormat> memory_format) {
   (void)layout;
@@ -588,23 +588,23 @@ Tensor to_dtype_layout(const Tensor& self, std::optional<ScalarType> dtype, std:
                  memory_format);
 }
 
-Tensor to_device(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy,
+TensorBase to_device(const TensorBase& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy,
                  std::optional<MemoryFormat> memory_format) {
   return to_impl(self, dtype.value_or(self.scalar_type()), device, non_blocking, copy, memory_format);
 }
 
-Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
+TensorBase to_dtype(const TensorBase& self, ScalarType dtype, bool non_blocking, bool copy,
                 std::optional<MemoryFormat> memory_format) {
   return to_impl(self, dtype, self.device(), non_blocking, copy, memory_format);
 }
 
-Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy,
+TensorBase to_other(const TensorBase& self, const TensorBase& other, bool non_blocking, bool copy,
                 std::optional<MemoryFormat> memory_format) {
   return to_impl(self, other.scalar_type(), other.device(), non_blocking, copy, memory_format);
 }
 
-Tensor type_as(const Tensor& self, const Tensor& other) {
-  return at::to(self, other.scalar_type(), false, false, std::nullopt);
+TensorBase type_as(const TensorBase& self, const TensorBase& other) {
+  return at::_ops::to(self, other.scalar_type(), false, false, std::nullopt);
 }
 
 }  // namespace at::native

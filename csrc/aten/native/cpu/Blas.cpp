@@ -85,7 +85,7 @@ inline CBLAS_TRANSPOSE tr(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
 // c: contiguous (B, m, n); a: (B, m, k); b: (B, k, n); m, n, k >= 1.
 template <class T>
-void bgemm_blas(const Tensor& c, Tensor a, Tensor b, T alpha, T beta) {
+void bgemm_blas(const TensorBase& c, TensorBase a, TensorBase b, T alpha, T beta) {
   const int64_t B = c.sizes()[0], m = c.sizes()[1], n = c.sizes()[2], k = a.sizes()[2];
   TL_CHECK(m <= kBlasIntMax && n <= kBlasIntMax && k <= kBlasIntMax,
            "matrix dimensions exceed what the BLAS library can index: ", m, "x", k, " and ", k, "x", n);
@@ -153,7 +153,7 @@ void bgemm_blas(const Tensor& c, Tensor a, Tensor b, T alpha, T beta) {
 // Integer products wrap around like PyTorch's (two's complement); arithmetic
 // runs in an unsigned type at least 32 bits wide so overflow is defined.
 template <class T>
-void bgemm_int(const Tensor& c, const Tensor& a, Tensor b, int64_t alpha, int64_t beta, bool use_c) {
+void bgemm_int(const TensorBase& c, const TensorBase& a, TensorBase b, int64_t alpha, int64_t beta, bool use_c) {
   using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   const int64_t B = c.sizes()[0], m = c.sizes()[1], n = c.sizes()[2], k = a.sizes()[2];
   // Rows of b are streamed: they must be unit-stride.
@@ -186,7 +186,7 @@ void bgemm_int(const Tensor& c, const Tensor& a, Tensor b, int64_t alpha, int64_
 }
 
 // c = beta * c (or 0 when !use_c): the whole product when the inner dim is 0.
-void scale_only(const Tensor& c, const Scalar& beta, bool use_c) {
+void scale_only(const TensorBase& c, const Scalar& beta, bool use_c) {
   TL_DISPATCH_NUMERIC_TYPES(c.scalar_type(), "addmm_impl_cpu_", [&] {
     scalar_t* p = c.data_ptr<scalar_t>();
     const int64_t N = c.numel();
@@ -201,7 +201,7 @@ void scale_only(const Tensor& c, const Scalar& beta, bool use_c) {
 }
 
 // The shared core. c: contiguous (B, m, n), holding the addend when use_c.
-void bgemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha, bool use_c) {
+void bgemm(const TensorBase& c, const TensorBase& a, const TensorBase& b, const Scalar& beta, const Scalar& alpha, bool use_c) {
   if (c.numel() == 0) return;
   if (a.sizes()[2] == 0) {
     scale_only(c, beta, use_c);
@@ -217,9 +217,9 @@ void bgemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta
     case ScalarType::Half:
     case ScalarType::BFloat16: {
       // Accumulate in float through sgemm; one rounding at the end.
-      Tensor af = cast_to(a, ScalarType::Float, a.device());
-      Tensor bf = cast_to(b, ScalarType::Float, b.device());
-      Tensor cf = use_c ? cast_to(c, ScalarType::Float, c.device())
+      TensorBase af = cast_to(a, ScalarType::Float, a.device());
+      TensorBase bf = cast_to(b, ScalarType::Float, b.device());
+      TensorBase cf = use_c ? cast_to(c, ScalarType::Float, c.device())
                         : make_empty(c.sizes(), c.options().with_dtype(ScalarType::Float));
       bgemm_blas<float>(cf, af, bf, alpha.to<float>(), use_c ? beta.to<float>() : 0.f);
       copy_into(c, cf);
@@ -233,7 +233,7 @@ void bgemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta
 }
 
 // A 2-D tensor seen as a batch of one.
-Tensor as_batch(const Tensor& t) {
+TensorBase as_batch(const TensorBase& t) {
   int64_t st[3] = {0, t.strides()[0], t.strides()[1]};
   int64_t sz[3] = {1, t.sizes()[0], t.sizes()[1]};
   return make_view(t, IntArrayRef(sz, 3), IntArrayRef(st, 3), t.storage_offset());
@@ -241,19 +241,19 @@ Tensor as_batch(const Tensor& t) {
 
 }  // namespace
 
-Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
+TensorBase mm_cpu(const TensorBase& self, const TensorBase& mat2) {
   check_mm(self, mat2);
   int64_t sz[2] = {self.sizes()[0], mat2.sizes()[1]};
-  Tensor result = make_empty(IntArrayRef(sz, 2), self.options());
+  TensorBase result = make_empty(IntArrayRef(sz, 2), self.options());
   bgemm(as_batch(result), as_batch(self), as_batch(mat2), Scalar(0), Scalar(1), false);
   return result;
 }
 
-Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+TensorBase addmm_cpu(const TensorBase& self, const TensorBase& mat1, const TensorBase& mat2, const Scalar& beta,
                  const Scalar& alpha) {
   check_addmm(self, mat1, mat2);
   int64_t sz[2] = {mat1.sizes()[0], mat2.sizes()[1]};
-  Tensor result = make_empty(IntArrayRef(sz, 2), mat1.options());
+  TensorBase result = make_empty(IntArrayRef(sz, 2), mat1.options());
   // beta == 0 ignores self entirely (nan/inf in it do not propagate), as in PyTorch.
   bool use_c = beta.toDouble() != 0;
   if (use_c) {
@@ -269,19 +269,19 @@ Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, con
   return result;
 }
 
-Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
+TensorBase bmm_cpu(const TensorBase& self, const TensorBase& mat2) {
   check_bmm(self, mat2);
   int64_t sz[3] = {self.sizes()[0], self.sizes()[1], mat2.sizes()[2]};
-  Tensor result = make_empty(IntArrayRef(sz, 3), self.options());
+  TensorBase result = make_empty(IntArrayRef(sz, 3), self.options());
   bgemm(result, self, mat2, Scalar(0), Scalar(1), false);
   return result;
 }
 
-Tensor mv_cpu(const Tensor& self, const Tensor& vec) {
+TensorBase mv_cpu(const TensorBase& self, const TensorBase& vec) {
   check_mv(self, vec);
   int64_t m = self.sizes()[0], k = self.sizes()[1];
   int64_t sz[1] = {m};
-  Tensor result = make_empty(IntArrayRef(sz, 1), self.options());
+  TensorBase result = make_empty(IntArrayRef(sz, 1), self.options());
   int64_t csz[3] = {1, m, 1}, cst[3] = {m, 1, 1};
   int64_t bsz[3] = {1, k, 1}, bst[3] = {0, vec.strides()[0], 1};
   bgemm(make_view(result, IntArrayRef(csz, 3), IntArrayRef(cst, 3), 0), as_batch(self),
@@ -322,9 +322,9 @@ T dot_impl(int64_t n, const T* x, int64_t sx, const T* y, int64_t sy) {
 }
 }  // namespace
 
-Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
+TensorBase dot_cpu(const TensorBase& self, const TensorBase& tensor) {
   check_dot(self, tensor);
-  Tensor result = make_empty(IntArrayRef(), self.options());
+  TensorBase result = make_empty(IntArrayRef(), self.options());
   const int64_t n = self.numel(), sx = self.strides()[0], sy = tensor.strides()[0];
   TL_DISPATCH_NUMERIC_TYPES(self.scalar_type(), "dot", [&] {
     *result.data_ptr<scalar_t>() =

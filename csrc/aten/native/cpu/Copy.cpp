@@ -16,7 +16,7 @@ static void cast_loop(TensorIterator& iter) {
   cpu_kernel<out_t, in_t>(iter, [](C x) { return x; });
 }
 
-void copy_into(const Tensor& dst, const Tensor& src) {
+void copy_into(const TensorBase& dst, const TensorBase& src) {
   if (dst.is_same(src)) return;
   TensorIterator iter = TensorIteratorConfig("copy_")
                             .add_output(dst)
@@ -46,9 +46,9 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   });
 }
 
-Tensor cast_to(const Tensor& t, ScalarType dtype, Device device) {
+TensorBase cast_to(const TensorBase& t, ScalarType dtype, Device device) {
   if (t.scalar_type() == dtype && t.device() == device) return t;
-  Tensor out = make_empty(t.sizes(), TensorOptions(dtype, device));
+  TensorBase out = make_empty(t.sizes(), TensorOptions(dtype, device));
   if (device.is_meta()) return out;
   TL_CHECK(t.is_cpu() || t.is_meta(), "cast_to: unsupported device ", t.device());
   if (t.is_meta()) return out;
@@ -56,9 +56,9 @@ Tensor cast_to(const Tensor& t, ScalarType dtype, Device device) {
   return out;
 }
 
-Tensor contiguous(const Tensor& t) {
+TensorBase contiguous(const TensorBase& t) {
   if (t.is_contiguous()) return t;
-  Tensor out = make_empty(t.sizes(), t.options());
+  TensorBase out = make_empty(t.sizes(), t.options());
   if (!t.is_meta()) copy_into(out, t);
   return out;
 }

@@ -17,14 +17,14 @@ template <> struct arange_acc<c10::BFloat16> { using type = float; };
 template <> struct arange_acc<float> { using type = double; };
 }  // namespace
 
-Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+TensorBase arange_start_step(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
                          std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   (void)pin_memory;
   ScalarType st = dtype.value_or(arange_default_dtype(start, end, step));
   TL_CHECK(st != ScalarType::Bool, "arange: not implemented for 'Bool'");
   int64_t n = arange_length(start, end, step, st);
   int64_t len[1] = {n};
-  Tensor out = make_empty(IntArrayRef(len, 1), factory_options(st, layout, device));
+  TensorBase out = make_empty(IntArrayRef(len, 1), factory_options(st, layout, device));
   TL_DISPATCH_NUMERIC_TYPES(st, "arange", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
     if constexpr (std::is_integral<scalar_t>::value) {
@@ -43,13 +43,13 @@ Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& s
   return out;
 }
 
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   (void)pin_memory;
   TL_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   ScalarType st = dtype.value_or(c10::defaultFloatType());
   int64_t len[1] = {steps};
-  Tensor out = make_empty(IntArrayRef(len, 1), factory_options(st, layout, device));
+  TensorBase out = make_empty(IntArrayRef(len, 1), factory_options(st, layout, device));
   if (steps == 0) return out;
   TL_DISPATCH_ALL_TYPES(st, "linspace", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.data_ptr());

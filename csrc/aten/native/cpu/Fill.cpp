@@ -8,14 +8,14 @@
 
 namespace at::native {
 
-Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+TensorBase copy_(const TensorBase& self, const TensorBase& src, bool non_blocking) {
   (void)non_blocking;
   copy_into(self, src);
   self.bump_version();
   return self;
 }
 
-Tensor copy_meta_(const Tensor& self, const Tensor& src, bool) {
+TensorBase copy_meta_(const TensorBase& self, const TensorBase& src, bool) {
   // Shape check only: src must broadcast to self.
   DimVector s = infer_size(self.sizes(), src.sizes());
   TL_CHECK(s.ref().equals(self.sizes()), "copy_: source of shape ", src.sizes(),
@@ -27,16 +27,16 @@ Tensor copy_meta_(const Tensor& self, const Tensor& src, bool) {
 // A new tensor with self's values: dense like self (transposed stays
 // transposed), contiguous otherwise. Copies through the dispatcher so every
 // backend with a copy_ kernel gets clone.
-Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+TensorBase clone(const TensorBase& self, std::optional<MemoryFormat> memory_format) {
   bool keep = (!memory_format || *memory_format == MemoryFormat::Preserve) &&
               self.unsafeGetTensorImpl()->is_non_overlapping_and_dense();
-  Tensor out = keep ? make_empty_strided(self.sizes(), self.strides(), self.options())
+  TensorBase out = keep ? make_empty_strided(self.sizes(), self.strides(), self.options())
                     : make_empty(self.sizes(), self.options());
-  at::copy_(out, self, false);
+  at::_ops::copy_(out, self, false);
   return out;
 }
 
-Tensor fill_(const Tensor& self, const Scalar& value) {
+TensorBase fill_(const TensorBase& self, const Scalar& value) {
   TensorIterator iter = TensorIteratorConfig("fill_").add_output(self).promote_inputs_to_common_dtype(false)
                             .resize_outputs(false).check_mem_overlap(false).build();
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
@@ -55,12 +55,12 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   return self;
 }
 
-Tensor fill_meta_(const Tensor& self, const Scalar&) {
+TensorBase fill_meta_(const TensorBase& self, const Scalar&) {
   self.bump_version();
   return self;
 }
 
-Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+TensorBase empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
   (void)layout;
   (void)pin_memory;

@@ -80,7 +80,7 @@ void philox_fill(T* out, int64_t n, uint64_t seed, uint64_t base, const G& gen) 
 // into self when it is contiguous, else through a contiguous buffer copied
 // back. Reserves the counters from the generator (K elements per counter).
 template <class F>
-void random_into(const Tensor& self, int64_t K, const std::optional<c10::Generator>& generator, const F& fill) {
+void random_into(const TensorBase& self, int64_t K, const std::optional<c10::Generator>& generator, const F& fill) {
   TL_CHECK(self.is_cpu(), "random ops: expected a CPU tensor, got one on ", self.device());
   int64_t n = self.numel();
   if (n == 0) return;
@@ -89,7 +89,7 @@ void random_into(const Tensor& self, int64_t K, const std::optional<c10::Generat
   if (self.is_contiguous()) {
     fill(self.data_ptr(), n, seed, base);
   } else {
-    Tensor tmp = make_empty(self.sizes(), self.options());
+    TensorBase tmp = make_empty(self.sizes(), self.options());
     fill(tmp.data_ptr(), n, seed, base);
     copy_into(self, tmp);
   }
@@ -97,7 +97,7 @@ void random_into(const Tensor& self, int64_t K, const std::optional<c10::Generat
 
 }  // namespace
 
-Tensor uniform_(const Tensor& self, double from, double to, const std::optional<c10::Generator>& generator) {
+TensorBase uniform_(const TensorBase& self, double from, double to, const std::optional<c10::Generator>& generator) {
   uniform_meta_(self, from, to, generator);  // checks + version bump
   TL_DISPATCH_FLOATING_TYPES(self.scalar_type(), "uniform_", [&] {
     double range = to - from;
@@ -125,7 +125,7 @@ Tensor uniform_(const Tensor& self, double from, double to, const std::optional<
   return self;
 }
 
-Tensor normal_(const Tensor& self, double mean, double std, const std::optional<c10::Generator>& generator) {
+TensorBase normal_(const TensorBase& self, double mean, double std, const std::optional<c10::Generator>& generator) {
   normal_meta_(self, mean, std, generator);
   TL_DISPATCH_FLOATING_TYPES(self.scalar_type(), "normal_", [&] {
     // Box-Muller: a pair of uniforms (u1 in (0, 1], u2 in [0, 1)) gives two
@@ -192,7 +192,7 @@ int64_t dtype_min(ScalarType st) {
 }
 }  // namespace
 
-Tensor random_from_(const Tensor& self, int64_t from, std::optional<int64_t> to,
+TensorBase random_from_(const TensorBase& self, int64_t from, std::optional<int64_t> to,
                     const std::optional<c10::Generator>& generator) {
   random_from_meta_(self, from, to, generator);
   ScalarType st = self.scalar_type();
@@ -250,9 +250,9 @@ Tensor random_from_(const Tensor& self, int64_t from, std::optional<int64_t> to,
   return self;
 }
 
-Tensor randperm(int64_t n, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
+TensorBase randperm(int64_t n, const std::optional<c10::Generator>& generator, std::optional<ScalarType> dtype,
                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  Tensor out = randperm_meta(n, generator, dtype, layout, device, pin_memory);
+  TensorBase out = randperm_meta(n, generator, dtype, layout, device, pin_memory);
   ScalarType st = out.scalar_type();
   TL_CHECK(st != ScalarType::Bool, "randperm: not implemented for 'Bool'");
   // Every index must be exactly representable in the result dtype.
@@ -286,7 +286,7 @@ namespace {
 // Element i is 1 with probability p_i: one 53-bit uniform per element, two
 // elements per counter.
 template <class P>
-void bernoulli_fill(const Tensor& self, const std::optional<c10::Generator>& generator, const P& prob) {
+void bernoulli_fill(const TensorBase& self, const std::optional<c10::Generator>& generator, const P& prob) {
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "bernoulli_", [&] {
     random_into(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
       scalar_t* out = static_cast<scalar_t*>(p);
@@ -305,13 +305,13 @@ void bernoulli_fill(const Tensor& self, const std::optional<c10::Generator>& gen
 }
 }  // namespace
 
-Tensor bernoulli_float_(const Tensor& self, double p, const std::optional<c10::Generator>& generator) {
+TensorBase bernoulli_float_(const TensorBase& self, double p, const std::optional<c10::Generator>& generator) {
   bernoulli_float_meta_(self, p, generator);
   bernoulli_fill(self, generator, [p](int64_t) { return p; });
   return self;
 }
 
-Tensor bernoulli_tensor_(const Tensor& self, const Tensor& p, const std::optional<c10::Generator>& generator) {
+TensorBase bernoulli_tensor_(const TensorBase& self, const TensorBase& p, const std::optional<c10::Generator>& generator) {
   bernoulli_tensor_meta_(self, p, generator);
   // Probabilities broadcast to self's shape, in double, in self's logical order.
   // p is expanded by hand (stride 0 on broadcast dims) so the copy is
@@ -320,7 +320,7 @@ Tensor bernoulli_tensor_(const Tensor& self, const Tensor& p, const std::optiona
   DimVector strides(nd);
   for (int64_t d = 0; d < nd; ++d)
     strides[d] = d < off || p.sizes()[d - off] == 1 ? 0 : p.strides()[d - off];
-  Tensor pd = make_empty(self.sizes(), TensorOptions(ScalarType::Double));
+  TensorBase pd = make_empty(self.sizes(), TensorOptions(ScalarType::Double));
   copy_into(pd, make_view(p, self.sizes(), strides, p.storage_offset()));
   const double* pp = static_cast<const double*>(pd.data_ptr());
   int64_t n = pd.numel();

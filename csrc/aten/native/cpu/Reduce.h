@@ -44,7 +44,7 @@ struct ReducePlan {
 
 // sort_reduced=false keeps the reduced dims in row-major order, which the
 // linear index passed to ops then follows (argmax over several dims).
-inline ReducePlan make_reduce_plan(const Tensor& in, uint64_t mask, bool sort_reduced = true) {
+inline ReducePlan make_reduce_plan(const TensorBase& in, uint64_t mask, bool sort_reduced = true) {
   ReducePlan P;
   IntArrayRef sizes = in.sizes(), strides = in.strides();
   for (int64_t d = 0; d < in.dim(); ++d) {

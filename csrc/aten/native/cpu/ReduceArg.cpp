@@ -52,7 +52,7 @@ struct ArgOp {
 
 // Values and/or indices; `values` may be undefined (argmax).
 template <bool IsMax>
-void arg_impl(const Tensor& in, uint64_t mask, const Tensor& values, const Tensor& indices) {
+void arg_impl(const TensorBase& in, uint64_t mask, const TensorBase& values, const TensorBase& indices) {
   // The linear index handed to the op must be row-major over the reduced
   // dims, so they stay in their natural order (several dims only for the
   // flattened argmax, whose input is made contiguous by the caller).
@@ -71,39 +71,39 @@ void arg_impl(const Tensor& in, uint64_t mask, const Tensor& values, const Tenso
 }  // namespace
 
 template <bool IsMax>
-static std::tuple<Tensor, Tensor> minmax_dim(const Tensor& self, int64_t dim, bool keepdim) {
+static std::tuple<TensorBase, TensorBase> minmax_dim(const TensorBase& self, int64_t dim, bool keepdim) {
   const char* name = IsMax ? "max" : "min";
   uint64_t mask = make_dim_mask(self, dim);
   check_nonempty_reduction(name, self, mask, false, false);
   DimVector shape = reduced_shape(self.sizes(), mask, keepdim);
-  Tensor values = make_empty(shape, self.options());
-  Tensor indices = make_empty(shape, self.options().with_dtype(ScalarType::Long));
+  TensorBase values = make_empty(shape, self.options());
+  TensorBase indices = make_empty(shape, self.options().with_dtype(ScalarType::Long));
   arg_impl<IsMax>(self, mask, values, indices);
   return {values, indices};
 }
-std::tuple<Tensor, Tensor> max_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<TensorBase, TensorBase> max_dim_cpu(const TensorBase& self, int64_t dim, bool keepdim) {
   return minmax_dim<true>(self, dim, keepdim);
 }
-std::tuple<Tensor, Tensor> min_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<TensorBase, TensorBase> min_dim_cpu(const TensorBase& self, int64_t dim, bool keepdim) {
   return minmax_dim<false>(self, dim, keepdim);
 }
 
 template <bool IsMax>
-static Tensor arg_reduce(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+static TensorBase arg_reduce(const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   const char* name = IsMax ? "argmax" : "argmin";
   TL_CHECK(self.scalar_type() != ScalarType::Bool, name, "(): does not support bool input");
   uint64_t mask = dim ? make_dim_mask(self, *dim) : make_dim_mask(self, std::nullopt);
   check_nonempty_reduction(name, self, mask, !dim, true);
   DimVector shape = dim ? reduced_shape(self.sizes(), mask, keepdim)
                         : (keepdim ? reduced_shape(self.sizes(), mask, true) : DimVector());
-  Tensor indices = make_empty(shape, self.options().with_dtype(ScalarType::Long));
-  arg_impl<IsMax>(dim ? self : contiguous(self), mask, Tensor(), indices);
+  TensorBase indices = make_empty(shape, self.options().with_dtype(ScalarType::Long));
+  arg_impl<IsMax>(dim ? self : contiguous(self), mask, TensorBase(), indices);
   return indices;
 }
-Tensor argmax_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+TensorBase argmax_cpu(const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_reduce<true>(self, dim, keepdim);
 }
-Tensor argmin_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+TensorBase argmin_cpu(const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_reduce<false>(self, dim, keepdim);
 }
 

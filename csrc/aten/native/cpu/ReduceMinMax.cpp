@@ -11,7 +11,7 @@ using namespace reduce_ops;
 namespace {
 
 template <bool IsMax>
-Tensor minmax_impl(const Tensor& self, uint64_t mask, bool keepdim) {
+TensorBase minmax_impl(const TensorBase& self, uint64_t mask, bool keepdim) {
   return TL_DISPATCH_ALL_TYPES(self.scalar_type(), IsMax ? "max" : "min", [&] {
     using A = c10::opmath_t<scalar_t>;
     A init;
@@ -29,20 +29,20 @@ Tensor minmax_impl(const Tensor& self, uint64_t mask, bool keepdim) {
 
 // ---------------------------------------------------------------- max / min / amax / amin
 
-Tensor max_cpu(const Tensor& self) {
+TensorBase max_cpu(const TensorBase& self) {
   check_nonempty_reduction("max", self, 0, true, false);
   return minmax_impl<true>(self, make_dim_mask(self, std::nullopt), false);
 }
-Tensor min_cpu(const Tensor& self) {
+TensorBase min_cpu(const TensorBase& self) {
   check_nonempty_reduction("min", self, 0, true, false);
   return minmax_impl<false>(self, make_dim_mask(self, std::nullopt), false);
 }
-Tensor amax_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+TensorBase amax_cpu(const TensorBase& self, IntArrayRef dim, bool keepdim) {
   uint64_t mask = make_dim_mask(self, dim);
   check_nonempty_reduction("amax", self, mask, false, false);
   return minmax_impl<true>(self, mask, keepdim);
 }
-Tensor amin_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+TensorBase amin_cpu(const TensorBase& self, IntArrayRef dim, bool keepdim) {
   uint64_t mask = make_dim_mask(self, dim);
   check_nonempty_reduction("amin", self, mask, false, false);
   return minmax_impl<false>(self, mask, keepdim);

@@ -7,11 +7,11 @@ namespace at::native {
 using namespace reduce_ops;
 // ---------------------------------------------------------------- norm
 
-Tensor norm_cpu(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim, bool keepdim,
+TensorBase norm_cpu(const TensorBase& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim, bool keepdim,
                 std::optional<ScalarType> dtype) {
   check_norm_dtype(self, dtype);
   ScalarType out_dtype = dtype.value_or(self.scalar_type());
-  Tensor in = cast_to(self, out_dtype, self.device());
+  TensorBase in = cast_to(self, out_dtype, self.device());
   uint64_t mask = make_dim_mask(self, dim);
   const double pv = p ? p->toDouble() : 2.0;
   if (std::isinf(pv) && self.numel() == 0) {

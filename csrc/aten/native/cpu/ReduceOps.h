@@ -95,9 +95,9 @@ inline O from_acc(T v) {
 
 // Allocates the contiguous result and runs op over `in`.
 template <class T, class O, class Op, class Proj>
-Tensor run_reduce(const Tensor& in, uint64_t mask, bool keepdim, ScalarType out_dtype, const Op& op,
+TensorBase run_reduce(const TensorBase& in, uint64_t mask, bool keepdim, ScalarType out_dtype, const Op& op,
                   const Proj& proj, bool sort_reduced = true) {
-  Tensor out = make_empty(reduced_shape(in.sizes(), mask, keepdim), in.options().with_dtype(out_dtype));
+  TensorBase out = make_empty(reduced_shape(in.sizes(), mask, keepdim), in.options().with_dtype(out_dtype));
   ReducePlan P = make_reduce_plan(in, mask, sort_reduced);
   O* dst = out.data_ptr<O>();
   reduce_kernel(P, in.data_ptr<T>(), op, [&](int64_t o, const typename Op::acc_t& a) { dst[o] = proj(a); });

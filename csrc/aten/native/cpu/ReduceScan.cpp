@@ -19,11 +19,11 @@ using scan_acc_t = std::conditional_t<std::is_same_v<T, double> || std::is_same_
                                       std::conditional_t<std::is_floating_point_v<c10::opmath_t<T>>, float, int64_t>>;
 
 template <bool Prod>
-Tensor scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+TensorBase scan_impl(const TensorBase& self, int64_t dim, std::optional<ScalarType> dtype) {
   ScalarType out_dtype = sum_result_dtype(self.scalar_type(), dtype);
   int64_t d = maybe_wrap_dim(dim, self.dim());
-  Tensor in = contiguous(cast_to(self, out_dtype, self.device()));
-  Tensor out = make_empty(self.sizes(), self.options().with_dtype(out_dtype));
+  TensorBase in = contiguous(cast_to(self, out_dtype, self.device()));
+  TensorBase out = make_empty(self.sizes(), self.options().with_dtype(out_dtype));
   if (self.numel() == 0) return out;
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
   int64_t inner = 1, outer = 1;
@@ -76,10 +76,10 @@ Tensor scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtyp
 
 }  // namespace
 
-Tensor cumsum_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+TensorBase cumsum_cpu(const TensorBase& self, int64_t dim, std::optional<ScalarType> dtype) {
   return scan_impl<false>(self, dim, dtype);
 }
-Tensor cumprod_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+TensorBase cumprod_cpu(const TensorBase& self, int64_t dim, std::optional<ScalarType> dtype) {
   return scan_impl<true>(self, dim, dtype);
 }
 

@@ -112,7 +112,7 @@ struct LseOp {
 
 // std is a runtime flag, not a template parameter: var and std then share
 // one engine instantiation per dtype.
-static Tensor var_impl(bool is_std, const Tensor& self, std::optional<IntArrayRef> dim,
+static TensorBase var_impl(bool is_std, const TensorBase& self, std::optional<IntArrayRef> dim,
                        const std::optional<Scalar>& correction, bool keepdim) {
   check_var_dtype(self);
   uint64_t mask = make_dim_mask(self, dim);
@@ -126,11 +126,11 @@ static Tensor var_impl(bool is_std, const Tensor& self, std::optional<IntArrayRe
                                           });
   });
 }
-Tensor var_correction_cpu(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+TensorBase var_correction_cpu(const TensorBase& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                           bool keepdim) {
   return var_impl(false, self, dim, correction, keepdim);
 }
-Tensor std_correction_cpu(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+TensorBase std_correction_cpu(const TensorBase& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                           bool keepdim) {
   return var_impl(true, self, dim, correction, keepdim);
 }
@@ -149,7 +149,7 @@ using anyall_storage_t =
                                                              std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>>;
 
 template <bool Any>
-static Tensor anyall_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+static TensorBase anyall_impl(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim) {
   uint64_t mask = make_dim_mask(self, dim, /*empty_means_all=*/false);
   ScalarType out_dtype = self.scalar_type() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   return TL_DISPATCH_ALL_TYPES(self.scalar_type(), Any ? "any" : "all", [&] {
@@ -161,18 +161,18 @@ static Tensor anyall_impl(const Tensor& self, std::optional<IntArrayRef> dim, bo
                                   [](bool a) { return (uint8_t)a; });
   });
 }
-Tensor any_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+TensorBase any_cpu(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim) {
   return anyall_impl<true>(self, dim, keepdim);
 }
-Tensor all_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+TensorBase all_cpu(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim) {
   return anyall_impl<false>(self, dim, keepdim);
 }
 
 // ---------------------------------------------------------------- logsumexp
 
-Tensor logsumexp_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+TensorBase logsumexp_cpu(const TensorBase& self, IntArrayRef dim, bool keepdim) {
   ScalarType t = float_result_dtype(self.scalar_type());
-  Tensor in = cast_to(self, t, self.device());
+  TensorBase in = cast_to(self, t, self.device());
   uint64_t mask = make_dim_mask(self, dim);
   return TL_DISPATCH_FLOATING_TYPES(t, "logsumexp", [&] {
     using Op = LseOp<scalar_t>;

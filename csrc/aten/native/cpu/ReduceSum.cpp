@@ -9,7 +9,7 @@ namespace at::native {
 using namespace reduce_ops;
 namespace {
 
-Tensor sum_impl(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_dtype, bool mean) {
+TensorBase sum_impl(const TensorBase& self, uint64_t mask, bool keepdim, ScalarType out_dtype, bool mean) {
   if (!mean && out_dtype == ScalarType::Long && c10::isIntegralType(self.scalar_type(), true)) {
     // ints and bools accumulate straight into int64, no widened copy of the input
     return TL_DISPATCH_INTEGRAL_AND_BOOL_TYPES(self.scalar_type(), "sum", [&] {
@@ -17,7 +17,7 @@ Tensor sum_impl(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_
                                            [](int64_t a) { return a; });
     });
   }
-  Tensor in = cast_to(self, out_dtype, self.device());
+  TensorBase in = cast_to(self, out_dtype, self.device());
   const double count = (double)reduced_numel(self.sizes(), mask);
   return TL_DISPATCH_ALL_TYPES(out_dtype, mean ? "mean" : "sum", [&] {
     using A = sum_acc_t<scalar_t>;
@@ -30,8 +30,8 @@ Tensor sum_impl(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_
   });
 }
 
-Tensor prod_impl(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out_dtype) {
-  Tensor in = (out_dtype == ScalarType::Long && c10::isIntegralType(self.scalar_type(), true))
+TensorBase prod_impl(const TensorBase& self, uint64_t mask, bool keepdim, ScalarType out_dtype) {
+  TensorBase in = (out_dtype == ScalarType::Long && c10::isIntegralType(self.scalar_type(), true))
                   ? cast_to(self, ScalarType::Long, self.device())
                   : cast_to(self, out_dtype, self.device());
   return TL_DISPATCH_ALL_TYPES(out_dtype, "prod", [&] {
@@ -45,23 +45,23 @@ Tensor prod_impl(const Tensor& self, uint64_t mask, bool keepdim, ScalarType out
 
 // ---------------------------------------------------------------- sum / mean / prod
 
-Tensor sum_all_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+TensorBase sum_all_cpu(const TensorBase& self, std::optional<ScalarType> dtype) {
   return sum_impl(self, make_dim_mask(self, std::nullopt), false, sum_result_dtype(self.scalar_type(), dtype), false);
 }
-Tensor sum_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+TensorBase sum_cpu(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return sum_impl(self, make_dim_mask(self, dim), keepdim, sum_result_dtype(self.scalar_type(), dtype), false);
 }
-Tensor mean_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+TensorBase mean_cpu(const TensorBase& self, std::optional<ScalarType> dtype) {
   return sum_impl(self, make_dim_mask(self, std::nullopt), false, mean_result_dtype(self, dtype), true);
 }
-Tensor mean_dim_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+TensorBase mean_dim_cpu(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   ScalarType t = mean_result_dtype(self, dtype);
   return sum_impl(self, make_dim_mask(self, dim), keepdim, t, true);
 }
-Tensor prod_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+TensorBase prod_cpu(const TensorBase& self, std::optional<ScalarType> dtype) {
   return prod_impl(self, make_dim_mask(self, std::nullopt), false, sum_result_dtype(self.scalar_type(), dtype));
 }
-Tensor prod_dim_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+TensorBase prod_dim_cpu(const TensorBase& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   return prod_impl(self, make_dim_mask(self, dim), keepdim, sum_result_dtype(self.scalar_type(), dtype));
 }
 

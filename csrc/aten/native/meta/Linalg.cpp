@@ -9,31 +9,31 @@
 
 namespace at::native {
 
-Tensor mm_meta(const Tensor& self, const Tensor& mat2) {
+TensorBase mm_meta(const TensorBase& self, const TensorBase& mat2) {
   check_mm(self, mat2);
   int64_t sz[2] = {self.sizes()[0], mat2.sizes()[1]};
   return make_empty(IntArrayRef(sz, 2), self.options());
 }
 
-Tensor addmm_meta(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar&, const Scalar&) {
+TensorBase addmm_meta(const TensorBase& self, const TensorBase& mat1, const TensorBase& mat2, const Scalar&, const Scalar&) {
   check_addmm(self, mat1, mat2);
   int64_t sz[2] = {mat1.sizes()[0], mat2.sizes()[1]};
   return make_empty(IntArrayRef(sz, 2), mat1.options());
 }
 
-Tensor bmm_meta(const Tensor& self, const Tensor& mat2) {
+TensorBase bmm_meta(const TensorBase& self, const TensorBase& mat2) {
   check_bmm(self, mat2);
   int64_t sz[3] = {self.sizes()[0], self.sizes()[1], mat2.sizes()[2]};
   return make_empty(IntArrayRef(sz, 3), self.options());
 }
 
-Tensor mv_meta(const Tensor& self, const Tensor& vec) {
+TensorBase mv_meta(const TensorBase& self, const TensorBase& vec) {
   check_mv(self, vec);
   int64_t sz[1] = {self.sizes()[0]};
   return make_empty(IntArrayRef(sz, 1), self.options());
 }
 
-Tensor dot_meta(const Tensor& self, const Tensor& tensor) {
+TensorBase dot_meta(const TensorBase& self, const TensorBase& tensor) {
   check_dot(self, tensor);
   return make_empty(IntArrayRef(), self.options());
 }

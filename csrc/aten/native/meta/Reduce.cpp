@@ -21,54 +21,54 @@
 
 namespace at::native {
 
-static Tensor meta_result(const Tensor& self, uint64_t mask, bool keepdim, ScalarType dtype) {
+static TensorBase meta_result(const TensorBase& self, uint64_t mask, bool keepdim, ScalarType dtype) {
   return make_empty(reduced_shape(self.sizes(), mask, keepdim), self.options().with_dtype(dtype));
 }
 
-Tensor sum_all_meta(const Tensor& self, std::optional<ScalarType> dtype) {
+TensorBase sum_all_meta(const TensorBase& self, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, std::nullopt), false, sum_result_dtype(self.scalar_type(), dtype));
 }
-Tensor sum_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+TensorBase sum_meta(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, dim), keepdim, sum_result_dtype(self.scalar_type(), dtype));
 }
-Tensor mean_meta(const Tensor& self, std::optional<ScalarType> dtype) {
+TensorBase mean_meta(const TensorBase& self, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, std::nullopt), false, mean_result_dtype(self, dtype));
 }
-Tensor mean_dim_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
+TensorBase mean_dim_meta(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   ScalarType t = mean_result_dtype(self, dtype);
   return meta_result(self, make_dim_mask(self, dim), keepdim, t);
 }
-Tensor prod_meta(const Tensor& self, std::optional<ScalarType> dtype) {
+TensorBase prod_meta(const TensorBase& self, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, std::nullopt), false, sum_result_dtype(self.scalar_type(), dtype));
 }
-Tensor prod_dim_meta(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+TensorBase prod_dim_meta(const TensorBase& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   return meta_result(self, make_dim_mask(self, dim), keepdim, sum_result_dtype(self.scalar_type(), dtype));
 }
 
-Tensor max_meta(const Tensor& self) {
+TensorBase max_meta(const TensorBase& self) {
   check_nonempty_reduction("max", self, 0, true, false);
   return meta_result(self, make_dim_mask(self, std::nullopt), false, self.scalar_type());
 }
-static std::tuple<Tensor, Tensor> minmax_dim_meta(const char* name, const Tensor& self, int64_t dim, bool keepdim) {
+static std::tuple<TensorBase, TensorBase> minmax_dim_meta(const char* name, const TensorBase& self, int64_t dim, bool keepdim) {
   uint64_t mask = make_dim_mask(self, dim);
   check_nonempty_reduction(name, self, mask, false, false);
   return {meta_result(self, mask, keepdim, self.scalar_type()), meta_result(self, mask, keepdim, ScalarType::Long)};
 }
-std::tuple<Tensor, Tensor> max_dim_meta(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<TensorBase, TensorBase> max_dim_meta(const TensorBase& self, int64_t dim, bool keepdim) {
   return minmax_dim_meta("max", self, dim, keepdim);
 }
-std::tuple<Tensor, Tensor> min_dim_meta(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<TensorBase, TensorBase> min_dim_meta(const TensorBase& self, int64_t dim, bool keepdim) {
   return minmax_dim_meta("min", self, dim, keepdim);
 }
-static Tensor amaxmin_meta(const char* name, const Tensor& self, IntArrayRef dim, bool keepdim) {
+static TensorBase amaxmin_meta(const char* name, const TensorBase& self, IntArrayRef dim, bool keepdim) {
   uint64_t mask = make_dim_mask(self, dim);
   check_nonempty_reduction(name, self, mask, false, false);
   return meta_result(self, mask, keepdim, self.scalar_type());
 }
-Tensor amax_meta(const Tensor& self, IntArrayRef dim, bool keepdim) { return amaxmin_meta("amax", self, dim, keepdim); }
-Tensor amin_meta(const Tensor& self, IntArrayRef dim, bool keepdim) { return amaxmin_meta("amin", self, dim, keepdim); }
+TensorBase amax_meta(const TensorBase& self, IntArrayRef dim, bool keepdim) { return amaxmin_meta("amax", self, dim, keepdim); }
+TensorBase amin_meta(const TensorBase& self, IntArrayRef dim, bool keepdim) { return amaxmin_meta("amin", self, dim, keepdim); }
 
-static Tensor arg_meta(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+static TensorBase arg_meta(const char* name, const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   TL_CHECK(self.scalar_type() != ScalarType::Bool, name, "(): does not support bool input");
   uint64_t mask = dim ? make_dim_mask(self, *dim) : make_dim_mask(self, std::nullopt);
   check_nonempty_reduction(name, self, mask, !dim, true);
@@ -76,36 +76,36 @@ static Tensor arg_meta(const char* name, const Tensor& self, std::optional<int64
                         : (keepdim ? reduced_shape(self.sizes(), mask, true) : DimVector());
   return make_empty(shape, self.options().with_dtype(ScalarType::Long));
 }
-Tensor argmax_meta(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+TensorBase argmax_meta(const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_meta("argmax", self, dim, keepdim);
 }
-Tensor argmin_meta(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+TensorBase argmin_meta(const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_meta("argmin", self, dim, keepdim);
 }
 
-Tensor var_correction_meta(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>&,
+TensorBase var_correction_meta(const TensorBase& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>&,
                            bool keepdim) {
   check_var_dtype(self);
   return meta_result(self, make_dim_mask(self, dim), keepdim, self.scalar_type());
 }
 
-Tensor norm_meta(const Tensor& self, const std::optional<Scalar>&, std::optional<IntArrayRef> dim, bool keepdim,
+TensorBase norm_meta(const TensorBase& self, const std::optional<Scalar>&, std::optional<IntArrayRef> dim, bool keepdim,
                  std::optional<ScalarType> dtype) {
   check_norm_dtype(self, dtype);
   return meta_result(self, make_dim_mask(self, dim), keepdim, dtype.value_or(self.scalar_type()));
 }
 
-Tensor any_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+TensorBase any_meta(const TensorBase& self, std::optional<IntArrayRef> dim, bool keepdim) {
   ScalarType t = self.scalar_type() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   return meta_result(self, make_dim_mask(self, dim, false), keepdim, t);
 }
 
-Tensor cumsum_meta(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+TensorBase cumsum_meta(const TensorBase& self, int64_t dim, std::optional<ScalarType> dtype) {
   maybe_wrap_dim(dim, self.dim());
   return make_empty(self.sizes(), self.options().with_dtype(sum_result_dtype(self.scalar_type(), dtype)));
 }
 
-Tensor logsumexp_meta(const Tensor& self, IntArrayRef dim, bool keepdim) {
+TensorBase logsumexp_meta(const TensorBase& self, IntArrayRef dim, bool keepdim) {
   return meta_result(self, make_dim_mask(self, dim), keepdim, float_result_dtype(self.scalar_type()));
 }
 
