@@ -368,8 +368,8 @@ def py_signature(op: Op, name: str, method: bool, out_op: Op | None) -> str:
         if not star:
             parts.append("*")
         outs = out_op.schema.out_arguments
-        for o in outs:
-            parts.append(f"Tensor {o.name}=None" if len(outs) == 1 else f"Tensor {o.name}=None")
+        # Several outputs are passed as one tuple: torch.max(x, 1, out=(values, indices)).
+        parts.append(f"Tensor {outs[0].name}=None" if len(outs) == 1 else f"Tensor[{len(outs)}] out=None")
     return f"{name}({', '.join(parts)})"
 
 
@@ -522,9 +522,11 @@ def binding_cases(entries, method: bool):
                     returns=op.schema.returns, out_call=None, out_index=len(args))
         if out is not None:
             o_args = []
+            outs = out.schema.out_arguments
             for a in out.cpp_args:
                 if a.is_write and a.kwarg_only:
-                    o_args.append(f"r.tensor({len(args)})")
+                    o_args.append(f"r.tensor({len(args)})" if len(outs) == 1 else
+                                  f"r.tensorlist({len(args)})[{outs.index(a)}]")
                 else:
                     o_args.append(f"r.{parsed_accessor(a.type)}({pos[a.name]})")
             case["out_call"] = f"at::_ops::{out.cpp_name}({', '.join(o_args)})"
@@ -584,7 +586,9 @@ def pyi_def(op: Op, name: str, method: bool, out: Op | None) -> str:
     if out is not None:
         if not star:
             parts.append("*")
-        parts.append("out: Optional[Tensor] = None")
+        n = len(out.schema.out_arguments)
+        parts.append("out: Optional[Tensor] = None" if n == 1 else
+                     f"out: Optional[tuple[{', '.join(['Tensor'] * n)}]] = None")
     rets = op.schema.returns
     if not rets:
         ret = "None"
@@ -623,8 +627,10 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
     sources = []
     all_python: list = []
     for base, ops in groups.items():
-        entries = sorted({(str(o.f.func.name), o.f.loc.line) for o in ops}, key=lambda x: x[1])
-        provenance = ", ".join(f"{n} ({yaml_name}:{ln})" for n, ln in entries)
+        # Entries by name, in YAML order. No line numbers: a line added above an
+        # entry would otherwise rewrite (and recompile) every file below it.
+        entries = [n for n, _ in sorted({(str(o.f.func.name), o.f.loc.line) for o in ops}, key=lambda x: x[1])]
+        provenance = f"{yaml_name} entries " + ", ".join(entries)
         # C++ defaults only where no call could match two overloads.
         required = required_arguments(ops)
         ag_includes = sorted({header_of[n] for o in ops if o.autograd for n in o.autograd.includes if n in header_of}

@@ -80,6 +80,9 @@ def test_inplace_methods_return_self(ab):
     assert r[1].item() is True
     check(r[2], a + b)
     assert r[3].item() is True
+    check(r[4], a.max(1))
+    check(r[5], a.argmax(1))
+    assert r[6].item() is True
     np.testing.assert_array_equal(ta.numpy(), a)  # inputs untouched
 
 

@@ -176,6 +176,27 @@ def test_out_resizes_and_casts():
         tl.amax(t(np.ones(3, np.float32)), 0, out=tl.empty((0,), dtype=tl.float64))
 
 
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_value_index_reductions_with_out_tuple(name):
+    a = np.array([[1., 5., 3.], [4., 2., 6.]], dtype=np.float32)
+    values, indices = tl.empty((7,)), tl.empty((0,), dtype=tl.int64)   # wrong sizes: resized
+    r = getattr(tl, name)(t(a), 1, keepdim=True, out=(values, indices))
+    assert type(r).__name__ == name and r.values is values and r.indices is indices
+    np.testing.assert_array_equal(npy(values), getattr(a, name)(1, keepdims=True))
+    np.testing.assert_array_equal(npy(indices), getattr(a, "arg" + name)(1)[:, None])
+    with pytest.raises(RuntimeError, match="dtype int64"):
+        getattr(tl, name)(t(a), 0, out=(values, tl.empty(0)))
+    with pytest.raises(RuntimeError, match="dtype"):
+        getattr(tl, name)(t(a), 0, out=(tl.empty(0, dtype=tl.float64), indices))
+    with pytest.raises(TypeError, match="Tensor\\[2\\] out"):
+        getattr(tl, name)(t(a), 0, out=(values,))
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        getattr(tl, name)(t(a).requires_grad_(), 0, out=(values, indices))
+    mv, mi = tl.empty(0, device="meta"), tl.empty(0, dtype=tl.int64, device="meta")
+    getattr(tl, name)(tl.empty((3, 4), device="meta"), 1, out=(mv, mi))
+    assert tuple(mv.shape) == (3,) and tuple(mi.shape) == (3,)
+
+
 def test_meta_shapes():
     m = tl.empty((3, 4, 5), device="meta")
     assert tuple(m.sum((0, 2), keepdim=True).shape) == (1, 4, 1)

@@ -59,7 +59,10 @@ std::vector<Tensor> inplace(const Tensor& a, const Tensor& b) {
   Tensor& r = c.mul_(2).add_(b).sub_(1);   // in-place methods return *this
   Tensor out = at::empty({0}, a.scalar_type());
   Tensor o = at::add_out(out, a, b);
-  return {c, scalar_tensor_bool(&r == &c), o, scalar_tensor_bool(o.is_same(out))};
+  Tensor values = at::empty({0}, a.scalar_type()), indices = at::empty({0}, at::kLong);
+  auto vi = at::max_out(values, indices, a, 1);  // several outputs: (values, indices)
+  return {c, scalar_tensor_bool(&r == &c), o, scalar_tensor_bool(o.is_same(out)), values, indices,
+          scalar_tensor_bool(std::get<0>(vi).is_same(values) && std::get<1>(vi).is_same(indices))};
 }
 
 PyObject* cpp_api_test(PyObject*, PyObject* args) {

@@ -267,6 +267,7 @@ bool FunctionParameter::check(PyObject* o) const {
     case ParamType::TensorList: {
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      if (list_size > 0 && n != list_size) return false;  // Tensor[2] out: exactly two
       for (Py_ssize_t i = 0; i < n; ++i)
         if (!is_tensor(PySequence_Fast_GET_ITEM(o, i))) return false;
       return true;

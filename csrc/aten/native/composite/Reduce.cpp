@@ -54,6 +54,25 @@ TensorBase amin_out(const TensorBase& out, const TensorBase& self, IntArrayRef d
   check_same_dtype(self, out);
   return copy_to_out(out, at::_ops::amin(self, dim, keepdim));
 }
+// max/min over a dim with out=(values, indices): values keep self's dtype,
+// indices are int64, as in PyTorch.
+static std::tuple<TensorBase, TensorBase> value_index_out(const char* op, const TensorBase& values,
+                                                          const TensorBase& indices, const TensorBase& self,
+                                                          std::tuple<TensorBase, TensorBase> r) {
+  check_same_dtype(self, values);
+  check_out_dtype(op, indices, ScalarType::Long);
+  copy_to_out(values, std::get<0>(r));
+  copy_to_out(indices, std::get<1>(r));
+  return {values, indices};
+}
+std::tuple<TensorBase, TensorBase> max_dim_out(const TensorBase& max, const TensorBase& max_values,
+                                               const TensorBase& self, int64_t dim, bool keepdim) {
+  return value_index_out("max", max, max_values, self, at::_ops::max(self, dim, keepdim));
+}
+std::tuple<TensorBase, TensorBase> min_dim_out(const TensorBase& min, const TensorBase& min_values,
+                                               const TensorBase& self, int64_t dim, bool keepdim) {
+  return value_index_out("min", min, min_values, self, at::_ops::min(self, dim, keepdim));
+}
 TensorBase argmax_out(const TensorBase& out, const TensorBase& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_dtype("argmax", out, ScalarType::Long);
   return copy_to_out(out, at::_ops::argmax(self, dim, keepdim));
