@@ -147,23 +147,31 @@ class Op:
         return a.name if a is not None else None
 
 
-_NUMERIC_FAMILY = {"int64_t", "double", "bool", "at::Scalar", "at::IntArrayRef"}
+# Types a number literal converts to. Arithmetic types take it by a standard
+# conversion, Scalar and IntArrayRef by a user-defined one; two parameters are
+# confusable when a call could match both at the same rank (or pick the wrong
+# one silently: 1.5 -> int64_t over Scalar). int64_t vs IntArrayRef is not: the
+# int64_t overload wins for a number and only IntArrayRef takes a list.
+_ARITHMETIC = {"int64_t", "double", "bool", "at::Scalar"}
+_FROM_INT_BY_CONSTRUCTOR = {"at::Scalar", "at::IntArrayRef"}
 
 
 def _type_family(cpp_type: str) -> str:
     t = cpp_type.replace("const ", "").replace("&", "").strip()
     m = re.fullmatch(r"std::optional<(.*)>", t)
-    if m:
-        t = m.group(1)
-    return "number" if t in _NUMERIC_FAMILY else t
+    return m.group(1) if m else t
+
+
+def _confusable(x: str, y: str) -> bool:
+    return x == y or {x, y} <= _ARITHMETIC or {x, y} <= _FROM_INT_BY_CONSTRUCTOR
 
 
 def required_arguments(ops: list) -> dict:
     """For each overload (by id), how many leading C++ arguments a call must pass.
     Starts from the schema (arguments up to the last one without a default) and
     is raised, one argument at a time on the longer overload, until no call
-    could match two overloads of one name whose leading parameter types are the
-    same or mutually convertible numbers (C++ would call it ambiguous)."""
+    could match two overloads of one name whose leading parameter types are
+    confusable (C++ would call it ambiguous, or pick by a narrowing conversion)."""
     req, fam, by_name = {}, {}, {}
     for o in ops:
         args = o.cpp_args
@@ -173,7 +181,8 @@ def required_arguments(ops: list) -> dict:
 
     def clash(a, b):
         fa, fb = fam[id(a)], fam[id(b)]
-        return any(fa[:k] == fb[:k] for k in range(max(req[id(a)], req[id(b)]), min(len(fa), len(fb)) + 1))
+        return any(all(_confusable(x, y) for x, y in zip(fa[:k], fb[:k]))
+                   for k in range(max(req[id(a)], req[id(b)]), min(len(fa), len(fb)) + 1))
 
     for group in by_name.values():
         changed = True

@@ -49,6 +49,8 @@ def test_methods(ab):
     check(r[11], np.clip(a, -0.5, 0.5))
     assert r[12].dtype == torch.float32
     check(r[12], a.astype(np.float32))
+    check(r[13], a[2:])
+    check(r[14], a[1:3])
 
 
 def test_functions(ab):

@@ -32,6 +32,8 @@ std::vector<Tensor> methods(const Tensor& a, const Tensor& b) {
       a.pow(2).mean(),
       a.clamp_min(-0.5).clamp_max(0.5),             // Scalar operand
       a.to(at::kFloat),                             // dtype conversion
+      a.split(2)[1],                                // int vs int[] overloads, default dim
+      a.split({1, 2})[1],
   };
 }
 
