@@ -6,6 +6,9 @@ For every operator group (all overloads sharing a base name, plus the in-place
 and out= variants derived for pointwise entries) it writes one header and one
 source file under ops/, so editing one YAML entry recompiles one small file.
 Aggregate files (registration list, Python method tables, stubs) are tiny.
+The user-facing C++ API (TensorBody.h: at::Tensor and its methods;
+Functions.h: at:: functions on at::Tensor) is aggregate too, but only code
+outside the library includes it; library code uses the per-op at::_ops.
 Files are rewritten only when their text changes, so ninja rebuilds nothing
 for an unchanged entry.
 """
