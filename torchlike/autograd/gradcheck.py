@@ -47,6 +47,16 @@ def _diff_inputs(inputs):
     return [(i, t) for i, t in enumerate(inputs) if _is_tensor(t) and t.requires_grad]
 
 
+def _checked_diff_inputs(name, inputs):
+    """(inputs as a tuple, their differentiable tensors); raises PyTorch's error when there are none."""
+    tupled = _as_tuple(inputs)
+    diff = _diff_inputs(tupled)
+    if not diff:
+        raise ValueError(f"{name} expects at least one input tensor to require gradient, "
+                         "but none of the them have requires_grad=True.")
+    return tupled, diff
+
+
 def _outputs(func, inputs):
     return _as_tuple(func(*inputs))
 
@@ -143,11 +153,7 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
     True, or raises GradcheckError (returns False when raise_exception=False).
     """
     tl = _tl()
-    tupled = _as_tuple(inputs)
-    diff = _diff_inputs(tupled)
-    if not diff:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
-                         "but none of the them have requires_grad=True.")
+    tupled, diff = _checked_diff_inputs("gradcheck", inputs)
     for i, t in diff:
         if t.dtype != tl.float64:
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. "
@@ -201,11 +207,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-
     grad) shaped like func's differentiable outputs.
     """
     tl = _tl()
-    tupled = _as_tuple(inputs)
-    diff = _diff_inputs(tupled)
-    if not diff:
-        raise ValueError("gradgradcheck expects at least one input tensor to require gradient, "
-                         "but none of the them have requires_grad=True.")
+    tupled, diff = _checked_diff_inputs("gradgradcheck", inputs)
     outs = _outputs(func, tupled)
     diff_out_idx = [o for o, out in enumerate(outs) if _is_tensor(out) and out.requires_grad and _is_float(out)]
     if grad_outputs is None:
