@@ -257,6 +257,8 @@ def _user_params(args, required: int | None) -> str:
     return _params(args, [user_type(cpp_arg_type(a.type)) for a in args], len(args) if required is None else required)
 
 
+# Which operators are methods and which are functions, in Python and in C++ alike.
+# The in-place variant derived from a pointwise entry is a method only (t.add_(u)).
 def is_method(op: "Op") -> bool:
     return op.kind != "out" and ("method" in op.f.variants or (op.kind == "inplace" and op.f.pointwise is not None))
 
@@ -316,8 +318,9 @@ def user_api(groups, base_members: set[str]) -> tuple[list, list]:
             functions.append(dict(op=o, wrap_open=wo, wrap_close=wc,
                                   decl=f"{ret} {o.cpp_name}({_user_params(o.cpp_args, fn_req[id(o)])})",
                                   call_args=", ".join(_forward_arg(a) for a in o.cpp_args)))
-            if scalar_operand(o):
-                params, fwd = _with_scalar(scalar_operand(o), o.cpp_args, o.cpp_args)
+            operand = scalar_operand(o)
+            if operand:
+                params, fwd = _with_scalar(operand, o.cpp_args, o.cpp_args)
                 functions.append(dict(op=o, wrap_open=wo, wrap_close=wc,
                                       decl=f"{ret} {o.cpp_name}({_user_params(params, fn_req[id(o)])})",
                                       call_args=", ".join(f or _forward_arg(a) for a, f in zip(o.cpp_args, fwd))))
@@ -332,8 +335,9 @@ def user_api(groups, base_members: set[str]) -> tuple[list, list]:
             inplace = o.kind == "inplace"
             ret, wo, wc = ("at::Tensor&", "", "") if inplace else _user_return(o)
             variants = [(m.cpp_args, [None] * len(o.cpp_args))]
-            if scalar_operand(o):
-                variants.append(_with_scalar(scalar_operand(o), m.cpp_args, o.cpp_args))
+            operand = scalar_operand(o)
+            if operand:
+                variants.append(_with_scalar(operand, m.cpp_args, o.cpp_args))
             for params, fwd in variants:
                 call = ", ".join("*this" if a.name == "self" else (f or _forward_arg(a))
                                  for a, f in zip(o.cpp_args, fwd))
@@ -484,10 +488,10 @@ def python_bindings(ops: list[Op]):
             continue
         pyname = str(op.schema.name.name)
         module = f.python_module or ""
-        if "function" in f.variants and (op.kind == "functional" or op.f.pointwise is None):
+        if is_function(op):
             out = matching_out(op) if op.kind == "functional" else None
             table.setdefault((module, pyname, False), []).append((op, out, py_signature(op, pyname, False, out)))
-        if "method" in f.variants or (op.kind == "inplace" and op.f.pointwise is not None):
+        if is_method(op):
             table.setdefault(("", pyname, True), []).append((op, None, py_signature(op, pyname, True, None)))
     # out-only entries (no functional twin) are reachable from Python under their base name
     for o in outs:
