@@ -465,7 +465,11 @@ def pointwise_info(op: Op) -> dict:
     return dict(tensors=[a.name for a in tensors], scalars=[a.name for a in scalars],
                 expr=cpp_pointwise_expr(op.pointwise.expr), dtype_macro=_DTYPE_MACRO[op.pointwise.dtypes],
                 int_to_float=op.pointwise.promote == "int_to_float", promote=op.pointwise.promote != "none",
-                result_bool=op.pointwise.result == "bool")
+                result_bool=op.pointwise.result == "bool", check=op.pointwise.check,
+                # A floating-only op that does not turn integers into floats
+                # refuses integer tensors even when a Python float joins them
+                # (frac(int_tensor), lerp(int, int, 0.5)), as PyTorch does.
+                floating_only=op.pointwise.dtypes == "floating" and op.pointwise.promote == "default")
 
 
 def python_bindings(ops: list[Op]):

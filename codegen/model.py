@@ -338,7 +338,7 @@ class _SchemaParser:
 
 FIELDS = ("func", "variants", "dispatch", "pointwise", "derivatives", "output_differentiability",
           "autocast", "tags", "autogen", "python_module", "manual_binding")
-POINTWISE_FIELDS = ("expr", "dtypes", "promote", "result")
+POINTWISE_FIELDS = ("expr", "dtypes", "promote", "result", "check")
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "CompositeImplicitAutograd",
                  "CompositeExplicitAutograd", "Autograd")
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd")
@@ -365,6 +365,10 @@ class Pointwise:
     dtypes: str
     promote: str = "default"
     result: str = "same"
+    # A function in aten/native/PointwiseChecks.h called with the op's name and
+    # its tensor inputs (as the caller passed them) before the loop: for rules
+    # a formula cannot state (bool subtraction, negative integer powers).
+    check: str | None = None
 
 
 @dataclass(frozen=True)
@@ -539,7 +543,10 @@ def _parse_entry(e: _LineDict, path: str, backends) -> NativeFunction:
             fail(f"{name}: {x}", "expr", p)
         pointwise = Pointwise(p["expr"], choice(p["dtypes"], DTYPES, "dtypes", "dtypes", p),
                               choice(p.get("promote", "default"), PROMOTE, "promote", "promote", p),
-                              choice(p.get("result", "same"), RESULT, "result", "result", p))
+                              choice(p.get("result", "same"), RESULT, "result", "result", p),
+                              p.get("check"))
+        if pointwise.check is not None and not re.fullmatch(r"[A-Za-z_]\w*", str(pointwise.check)):
+            fail(f"{name}: pointwise 'check' must name a C++ function", "check", p)
 
     if not dispatch and not pointwise:
         fail(f"{name} has no kernel: give it 'dispatch' or 'pointwise'")

@@ -47,9 +47,16 @@ def test_tensor_shapes_and_values():
     assert t.tolist() == [[1, 2, 3], [4, 5, 6]]
     assert tl.tensor(((1.5, 2), (3, 4))).tolist() == [[1.5, 2.0], [3.0, 4.0]]
     assert tl.tensor(7).dim() == 0 and tl.tensor(7).item() == 7
-    # nested tensors and arrays
-    t = tl.tensor([tl.tensor([1, 2]), np.array([3, 4])])
+    # nested arrays and tensors: a tensor inside a list is one element (its
+    # dims do not count), unless the shape already has a dim for it
+    t = tl.tensor([np.array([1, 2]), tl.tensor([3, 4])])
     assert t.tolist() == [[1, 2], [3, 4]] and t.dtype == tl.int64
+    t = tl.tensor([tl.ones(1, 1), tl.tensor(2.0), tl.ones(1)])
+    assert t.shape == (3,) and t.tolist() == [1.0, 2.0, 1.0]
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+        tl.tensor([tl.tensor([1, 2]), tl.tensor([3, 4])])
+    with pytest.raises(ValueError, match="only one element tensors"):
+        tl.tensor([tl.ones(0)])
     assert tl.tensor([1, 2], dtype=tl.float16).dtype == tl.float16
     assert tl.tensor(np.arange(4.0).reshape(2, 2).T).tolist() == [[0.0, 2.0], [1.0, 3.0]]
 

@@ -1,6 +1,7 @@
 #include "TensorIterator.h"
 
 #include <algorithm>
+#include "MemoryOverlap.h"
 #include "TypePromotion.h"
 #include "native/Copy.h"
 
@@ -48,6 +49,7 @@ void TensorIterator::build(TensorIteratorConfig& cfg) {
   if (!found) device_ = Device(DeviceType::CPU);
   is_meta_ = device_.is_meta();
   compute_shape(cfg);
+  if (cfg.check_overlap_ && !is_meta_) check_overlap();
   compute_types(cfg);
   allocate_outputs(cfg);
   compute_strides_and_coalesce();
@@ -93,6 +95,30 @@ void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {
   for (int64_t s : full_shape_) numel_ *= s;
 }
 
+// Before inputs are converted: an output must not write one location twice,
+// nor memory an input partly shares (identical memory, as in a.add_(a), is
+// fine). An input whose overlap with an output is too costly to decide is
+// read from a copy, which is correct whatever the answer.
+void TensorIterator::check_overlap() {
+  for (int i = 0; i < noutputs_; ++i) {
+    const TensorBase& out = ops_[i].tensor;
+    if (!out.defined()) continue;
+    assert_no_internal_overlap(out, name_);
+    for (int k = noutputs_; k < ntensors(); ++k) {
+      TensorBase& in = ops_[k].tensor;
+      MemOverlap st = overlap_status(out, in);
+      TL_CHECK(st != MemOverlap::Partial, "unsupported operation: some elements of the input tensor and the "
+               "written-to tensor refer to a single memory location. Please clone() the tensor before performing "
+               "the operation. (in ", name_, ")");
+      if (st == MemOverlap::TooHard) {
+        TensorBase copy = make_empty(in.sizes(), in.options());
+        native::copy_into(copy, in);
+        in = copy;
+      }
+    }
+  }
+}
+
 void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
   if (cfg.forced_common_ != ScalarType::Undefined) {
     common_ = cfg.forced_common_;
@@ -108,11 +134,20 @@ void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
 
   // Inputs compute in the common dtype. 0-dim inputs convert for almost nothing;
   // others are converted once up front so the inner loop is single-typed.
+  // In a half/bfloat16 loop, 0-dim inputs (Python numbers, scalar tensors)
+  // enter in float, the op-math type, as in PyTorch: x_half * 65536 is
+  // computed as float(x) * 65536.f, not x * half(65536) = x * inf.
+  bool scalars_in_opmath = cfg.promote_ && c10::isReducedFloatingType(common_);
   if (cfg.promote_ || cfg.forced_common_ != ScalarType::Undefined) {
     for (int i = noutputs_; i < ntensors(); ++i) {
       TensorBase& t = ops_[i].tensor;
-      if (t.scalar_type() != common_) t = native::cast_to(t, common_, device_);
-      else if (t.device() != device_) t = native::cast_to(t, common_, device_);
+      ScalarType want = common_;
+      if (scalars_in_opmath && t.dim() == 0) {
+        want = ScalarType::Float;
+        ops_[i].is_opmath = true;
+        opmath_inputs_ |= 1u << (i - noutputs_);
+      }
+      if (t.scalar_type() != want || t.device() != device_) t = native::cast_to(t, want, device_);
     }
   }
   ScalarType want_out = cfg.out_dtype_ != ScalarType::Undefined ? cfg.out_dtype_ : common_;
@@ -132,17 +167,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
 void TensorIterator::allocate_outputs(TensorIteratorConfig& cfg) {
   for (int i = 0; i < noutputs_; ++i) {
     OperandInfo& op = ops_[i];
-    if (op.tensor.defined()) {
-      // Writing through a tensor whose elements alias each other would race
-      // (unless every write stores the same value, as in fill_).
-      const TensorBase& t = op.tensor;
-      if (!cfg.check_overlap_) continue;
-      for (int64_t d = 0; d < t.dim(); ++d)
-        TL_CHECK(!(t.strides()[d] == 0 && t.sizes()[d] > 1),
-                 "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                 "location. Please clone() the tensor before performing the operation. (in ", name_, ")");
-      continue;
-    }
+    if (op.tensor.defined()) continue;
     // Follow the layout of an input that already has the full shape and a
     // dense non-contiguous layout (e.g. transposed), as PyTorch does.
     TensorOptions opts(cfg.out_dtype_, device_);

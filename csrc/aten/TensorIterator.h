@@ -15,6 +15,8 @@ struct OperandInfo {
   char* data = nullptr;
   DimVector stride_bytes;  // per loop dim
   bool is_output = false;
+  // A 0-dim input held in the op-math type (float) of a half/bfloat16 loop.
+  bool is_opmath = false;
 };
 
 class TensorIterator;
@@ -36,7 +38,9 @@ class TensorIteratorConfig {
   TensorIteratorConfig& resize_outputs(bool v) { resize_ = v; return *this; }
   // The output may be written with any dtype; values are cast (copy_).
   TensorIteratorConfig& allow_any_output_cast(bool v) { any_cast_ = v; return *this; }
-  // Reject outputs whose elements alias each other (expanded tensors). Off for fill_.
+  // Reject outputs whose elements alias each other (expanded tensors) or that
+  // partly share memory with an input. Off for fill_ (every write stores the
+  // same value).
   TensorIteratorConfig& check_mem_overlap(bool v) { check_overlap_ = v; return *this; }
   TensorIterator build();
 
@@ -67,6 +71,9 @@ class TensorIterator {
   IntArrayRef strides(int arg) const { return ops_[arg].stride_bytes; }
   const char* name() const { return name_; }
   bool is_meta() const { return is_meta_; }
+  // Bit k set: input k (0 = first input) is a 0-dim operand stored as float
+  // in a half/bfloat16 loop (a Python number must not round to half first).
+  unsigned opmath_inputs() const { return opmath_inputs_; }
   // True when every operand is one contiguous run (after coalescing).
   bool is_contiguous() const;
 
@@ -86,6 +93,7 @@ class TensorIterator {
   friend class TensorIteratorConfig;
   void build(TensorIteratorConfig& cfg);
   void compute_shape(TensorIteratorConfig& cfg);
+  void check_overlap();
   void compute_types(TensorIteratorConfig& cfg);
   void allocate_outputs(TensorIteratorConfig& cfg);
   void compute_strides_and_coalesce();
@@ -98,6 +106,7 @@ class TensorIterator {
   int64_t numel_ = 0;
   ScalarType common_ = ScalarType::Undefined;
   bool is_meta_ = false;
+  unsigned opmath_inputs_ = 0;
   Device device_;
 };
 

@@ -2,7 +2,10 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <ostream>
+#include <type_traits>
+#include "Exception.h"
 #include "ScalarType.h"
 
 namespace c10 {
@@ -29,10 +32,40 @@ class Scalar {
   int64_t toLong() const { return tag_ == Tag::Double ? (int64_t)v_.d : v_.i; }
   bool toBool() const { return tag_ == Tag::Double ? v_.d != 0 : v_.i != 0; }
 
+  // The number as T, checked: every path from a Python number into a tensor
+  // (tensor(), full, fill_, setitem, scalar operands of kernels) goes through
+  // here, so 300 never becomes an int8 44 and NaN never becomes INT_MIN.
+  // As in PyTorch, unsigned types also take negatives down to -max (they
+  // wrap), a finite double too large for float is an error, and half types
+  // round (to inf if need be) like a float computation would.
   template <class T>
   T to() const {
-    if (tag_ == Tag::Double) return static_cast<T>(v_.d);
-    return static_cast<T>(v_.i);
+    if constexpr (std::is_same<T, bool>::value) {
+      return toBool();
+    } else if constexpr (std::is_integral<T>::value) {
+      using L = std::numeric_limits<T>;
+      if (tag_ == Tag::Double) {
+        double v = v_.d;  // NaN fails every comparison
+        bool fits = std::is_signed<T>::value
+                        ? v >= (double)L::lowest() && v <= (double)L::max() && v < -(double)L::lowest()
+                        : v >= -(double)L::max() && v <= (double)L::max();
+        if (!fits) throw_overflow<T>();
+        return static_cast<T>(static_cast<int64_t>(v));
+      }
+      int64_t v = v_.i;
+      bool fits = std::is_signed<T>::value ? v >= (int64_t)L::lowest() && v <= (int64_t)L::max()
+                                           : v >= -(int64_t)L::max() && v <= (int64_t)L::max();
+      if (!fits) throw_overflow<T>();
+      return static_cast<T>(v);
+    } else if constexpr (std::is_same<T, float>::value) {
+      double v = toDouble();
+      if (std::isfinite(v) && (v > (double)std::numeric_limits<float>::max() ||
+                               v < -(double)std::numeric_limits<float>::max()))
+        throw_overflow<T>();
+      return static_cast<float>(v);
+    } else {
+      return static_cast<T>(toDouble());
+    }
   }
 
   // The dtype PyTorch gives a tensor made from this number.
@@ -46,6 +79,21 @@ class Scalar {
   bool equal(double d) const { return toDouble() == d; }
 
  private:
+  template <class T>
+  [[noreturn]] static void throw_overflow() {
+    throw_error(ErrorKind::Runtime, str("value cannot be converted to type ", cpp_type_name<T>(), " without overflow"));
+  }
+  template <class T>
+  static const char* cpp_type_name() {
+    if constexpr (std::is_same<T, uint8_t>::value) return "uint8_t";
+    else if constexpr (std::is_same<T, int8_t>::value) return "int8_t";
+    else if constexpr (std::is_same<T, int16_t>::value) return "int16_t";
+    else if constexpr (std::is_same<T, int32_t>::value) return "int";
+    else if constexpr (std::is_same<T, int64_t>::value) return "int64_t";
+    else if constexpr (std::is_same<T, float>::value) return "float";
+    else return "double";
+  }
+
   Tag tag_;
   union {
     int64_t i;

@@ -100,7 +100,7 @@ template <class T> using opmath_t = typename OpMath<T>::type;
     switch (_st) {                                                                                \
       CASES                                                                                       \
       default:                                                                                    \
-        ::c10::throw_error(::c10::ErrorKind::Runtime,                                             \
+        ::c10::throw_error(::c10::ErrorKind::NotImplemented,                                      \
                            ::c10::str("\"", NAME, "\" not implemented for '", ::c10::toString(_st), "'")); \
     }                                                                                             \
   }()

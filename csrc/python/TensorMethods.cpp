@@ -142,7 +142,11 @@ static PyObject* nb_int(PyObject* a) {
   TL_PY_BEGIN
   const c10::TensorBase& t = unpack(a);
   TL_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-  return PyLong_FromLongLong(c10::item(t).toLong());
+  c10::Scalar v = c10::item(t);
+  // As Python's int(float): NaN is a ValueError, inf an OverflowError, and
+  // large values stay exact.
+  if (v.isFloatingPoint()) return PyLong_FromDouble(v.toDouble());
+  return PyLong_FromLongLong(v.toLong());
   TL_PY_END
 }
 static PyObject* nb_index(PyObject* a) {

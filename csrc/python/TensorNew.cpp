@@ -3,7 +3,9 @@
 // __array_interface__ (so numpy.asarray(t) and t.numpy() share memory).
 #include <Python.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include "Objects.h"
 #include "PythonArgParser.h"
 #include "aten/native/Copy.h"
@@ -104,20 +106,32 @@ static bool is_sequence(PyObject* o) {
                                                    !is_number(o) && PySequence_Check(o));
 }
 
+// Tensors are limited to this many dims (loop index arrays are sized by it),
+// and nested data deeper than that is refused before it is walked further:
+// a list that contains itself would otherwise recurse forever.
+constexpr size_t kMaxDims = 64;
+
+// The shape of nested data, from the chain of first elements. A tensor inside
+// a list is one element (its dims do not count, as in PyTorch); a NumPy array
+// is a nested sequence.
 static void infer_shape(PyObject* o, c10::DimVector& shape) {
+  PyObject* top = o;
   while (true) {
     if (is_tensor(o)) {
-      for (int64_t s : unpack(o).sizes()) shape.push_back(s);
+      if (o == top)
+        for (int64_t s : unpack(o).sizes()) shape.push_back(s);
       return;
     }
     if (is_numpy_array(o)) {
       c10::TensorBase t = tensor_from_buffer(o);
       for (int64_t s : t.sizes()) shape.push_back(s);
+      TL_CHECK_VALUE(shape.size() <= kMaxDims, "too many dimensions '", type_name(o), "'");
       return;
     }
     if (!is_sequence(o)) return;
     Py_ssize_t n = PySequence_Size(o);
     if (n < 0) throw python_error_set();
+    TL_CHECK_VALUE(shape.size() < kMaxDims, "too many dimensions '", type_name(o), "'");
     shape.push_back(n);
     if (n == 0) return;
     PyObject* first = PySequence_GetItem(o, 0);
@@ -131,7 +145,9 @@ static void infer_shape(PyObject* o, c10::DimVector& shape) {
 // (bool -> bool, int -> int64, float -> the default float dtype, NumPy
 // scalars/arrays and tensors their own dtype) and the result is their
 // promotion. Strings and other objects are a TypeError.
-static void infer_dtype(PyObject* o, c10::ScalarType* acc) {
+// `open` holds the sequences being walked, so a list that contains itself is
+// a TypeError instead of endless recursion.
+static void infer_dtype(PyObject* o, c10::ScalarType* acc, std::vector<PyObject*>& open) {
   c10::ScalarType st;
   if (is_tensor(o)) {
     st = unpack(o).scalar_type();
@@ -144,11 +160,15 @@ static void infer_dtype(PyObject* o, c10::ScalarType* acc) {
   } else if (PyLong_Check(o)) {
     st = c10::ScalarType::Long;
   } else if (is_sequence(o)) {
+    TL_CHECK_TYPE(std::find(open.begin(), open.end(), o) == open.end(),
+                  "new(): self-referential lists are incompatible");
+    TL_CHECK_VALUE(open.size() < kMaxDims, "too many dimensions '", type_name(o), "'");
     PyObject* fast = PySequence_Fast(o, "expected a sequence");
     if (!fast) throw python_error_set();
-    struct G { PyObject* f; ~G() { Py_DECREF(f); } } g{fast};
+    struct G { PyObject* f; std::vector<PyObject*>& open; ~G() { Py_DECREF(f); open.pop_back(); } } g{fast, open};
+    open.push_back(o);
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t i = 0; i < n; ++i) infer_dtype(PySequence_Fast_GET_ITEM(fast, i), acc);
+    for (Py_ssize_t i = 0; i < n; ++i) infer_dtype(PySequence_Fast_GET_ITEM(fast, i), acc, open);
     return;
   } else if (is_number(o) && !PyUnicode_Check(o)) {
     c10::Scalar sc = to_scalar(o);
@@ -166,13 +186,16 @@ static void fill(PyObject* o, const c10::TensorBase& out, int64_t dim, char* p) 
   c10::ScalarType st = out.scalar_type();
   if (dim == out.dim()) {
     if (is_tensor(o) || is_numpy_array(o)) {
+      // An element: a tensor of one element (of any dims) or a 0-dim array.
       c10::TensorBase src = is_tensor(o) ? unpack(o) : tensor_from_buffer(o);
-      TL_CHECK(src.numel() == 1 && src.dim() == 0, "tensor(): expected a scalar at this depth");
+      TL_CHECK_VALUE(src.numel() == 1 && (is_tensor(o) || src.dim() == 0),
+                     "only one element tensors can be converted to Python scalars");
+      c10::TensorBase one = c10::make_view(src, {}, {}, src.storage_offset());
       c10::TensorBase dst = c10::make_view(out, {}, {}, (p - (char*)out.data_ptr()) / (int64_t)out.itemsize() + out.storage_offset());
-      at::native::copy_into(dst, src);
+      at::native::copy_into(dst, one);
       return;
     }
-    TL_CHECK_TYPE(!is_sequence(o), "tensor(): too many dimensions in the data ('", type_name(o), "')");
+    TL_CHECK_TYPE(!is_sequence(o), "must be real number, not ", type_name(o));
     TL_CHECK_TYPE(is_number(o) && !PyUnicode_Check(o), "new(): invalid data type '", type_name(o), "'");
     c10::Scalar s = to_scalar(o);
     TL_DISPATCH_ALL_TYPES(st, "tensor", [&] { store_scalar<scalar_t>(p, s); });
@@ -216,7 +239,8 @@ c10::TensorBase tensor_from_data(PyObject* data, std::optional<c10::ScalarType> 
   if (dtype) {
     st = *dtype;
   } else {
-    infer_dtype(data, &st);
+    std::vector<PyObject*> open;
+    infer_dtype(data, &st, open);
     // No leaves at all (torch.tensor([]), [[], []]): the default float dtype.
     if (st == c10::ScalarType::Undefined) st = c10::defaultFloatType();
   }

@@ -36,6 +36,14 @@ def binary_samples(low=-5, high=5, nonzero_rhs=False, positive_lhs=False, rhs_lo
     return samples
 
 
+def _int_exact_samples(base):
+    """Adds int64 values past 2**53, which a round trip through double would change."""
+    def samples(dtype):
+        extra = [Sample((np.array([2**63 - 1, 2**53 + 1, -2**63, -(2**53) - 1], np.int64),), desc="int64 extremes")]
+        return base(dtype) + (extra if dtype == "int64" else [])
+    return samples
+
+
 def unary_float(name, fn, low=-4, high=4, positive=False, **kw):
     return OpInfo(name, _f(fn), unary_samples(low, high, positive), dtypes=ALL_DTYPES,
                   ref_dtype=_float_result, inplace=True, out=True, **kw)
@@ -54,7 +62,9 @@ OPS = [
            dtypes=NUMERIC, out=True),
     OpInfo("sub", np.subtract, binary_samples(), dtypes=NUMERIC, inplace=True, out=True,
            errors=[ErrorCase((np.ones(3, np.bool_), np.ones(3, np.bool_)), {}, RuntimeError,
-                             "not implemented for 'Bool'")]),
+                             "with two bool tensors is not supported. Use the `\\^` or `logical_xor\\(\\)`"),
+                   ErrorCase((np.ones(3, np.bool_), np.ones(3, np.int64)), {}, RuntimeError,
+                             "with a bool tensor is not supported. If you are trying to invert a mask, use the `~`")]),
     OpInfo("mul", np.multiply, binary_samples(), dtypes=ALL_DTYPES, inplace=True, out=True),
     OpInfo("div", lambda a, b: np.true_divide(a.astype(F64), b.astype(F64)), binary_samples(nonzero_rhs=True),
            dtypes=ALL_DTYPES, ref_dtype=_float_result, out=True),
@@ -74,22 +84,46 @@ OPS = [
     OpInfo("fmod", np.fmod, binary_samples(-9, 9, nonzero_rhs=True), dtypes=NUMERIC, inplace=True, out=True),
     OpInfo("pow", lambda a, b: np.power(a.astype(F64), b.astype(F64)).astype(a.dtype) if a.dtype.kind in "iu"
            else np.power(a.astype(F64), b.astype(F64)),
-           binary_samples(0, 3, positive_lhs=True, rhs_low=0, rhs_high=3), dtypes=NUMERIC, inplace=True, out=True),
+           binary_samples(0, 3, positive_lhs=True, rhs_low=0, rhs_high=3), dtypes=NUMERIC, inplace=True, out=True,
+           # A Python-number exponent of an integer tensor must fit its dtype and
+           # not be negative; a tensor exponent may be negative (3 ** -1 == 0).
+           errors=[ErrorCase((np.array([3, 5], np.int32), 2**40), {}, RuntimeError,
+                             "value cannot be converted to type int without overflow"),
+                   ErrorCase((np.array([3, 5], np.int8), 300), {}, RuntimeError,
+                             "value cannot be converted to type int8_t without overflow"),
+                   ErrorCase((np.array([3, 5], np.int64), -1), {}, RuntimeError,
+                             "Integers to negative integer powers are not allowed")]),
+    OpInfo("hypot", lambda a, b: np.hypot(a.astype(F64), b.astype(F64)).astype(a.dtype),
+           lambda d: binary_samples()(d) + (
+               # squares that overflow (float32: 3e38**2) or underflow must not matter
+               [Sample((np.array([3e38, 1e-30, 0.0], d), np.array([1.0, 1e-30, 0.0], d)), desc="extremes")]
+               if d == "float32" else
+               [Sample((np.array([1e300, 1e-300], d), np.array([0.0, 1e-300], d)), desc="extremes")]
+               if d == "float64" else []),
+           dtypes=FLOATING, inplace=True, out=True,
+           errors=[ErrorCase((np.array([3], np.int64), np.array([4], np.int64)), {}, NotImplementedError,
+                             "\"hypot\" not implemented for 'Long'"),
+                   ErrorCase((np.array([True]), np.array([True])), {}, NotImplementedError,
+                             "\"hypot\" not implemented for 'Bool'")]),
     OpInfo("atan2", lambda a, b: np.arctan2(a.astype(F64), b.astype(F64)), binary_samples(), dtypes=ALL_DTYPES,
            ref_dtype=_float_result, out=True),
     OpInfo("minimum", np.minimum, binary_samples(), dtypes=ALL_DTYPES, out=True),
     OpInfo("maximum", np.maximum, binary_samples(), dtypes=ALL_DTYPES, out=True),
-    OpInfo("neg", np.negative, unary_samples(), dtypes=NUMERIC, inplace=True, out=True),
+    OpInfo("neg", np.negative, unary_samples(), dtypes=NUMERIC, inplace=True, out=True,
+           errors=[ErrorCase((np.ones(3, np.bool_),), {}, RuntimeError,
+                             "Negation, the `-` operator, on a bool tensor is not supported")]),
     OpInfo("abs", np.abs, unary_samples(), dtypes=NUMERIC, inplace=True, out=True),
     OpInfo("sign", lambda x: x if x.dtype == np.bool_ else np.sign(x), unary_samples(), dtypes=ALL_DTYPES,
            inplace=True, out=True),
     OpInfo("relu", lambda x: np.maximum(x, 0).astype(x.dtype), unary_samples(), dtypes=NUMERIC, inplace=True,
            out=True),
-    OpInfo("floor", np.floor, unary_samples(), dtypes=NUMERIC, inplace=True, out=True),
-    OpInfo("ceil", np.ceil, unary_samples(), dtypes=NUMERIC, inplace=True, out=True),
-    OpInfo("round", np.round, unary_samples(), dtypes=NUMERIC, inplace=True, out=True),
-    OpInfo("trunc", np.trunc, unary_samples(), dtypes=NUMERIC, inplace=True, out=True),
-    OpInfo("frac", lambda x: x - np.trunc(x), unary_samples(), dtypes=FLOATING, inplace=True, out=True),
+    OpInfo("floor", np.floor, _int_exact_samples(unary_samples()), dtypes=NUMERIC, inplace=True, out=True),
+    OpInfo("ceil", np.ceil, _int_exact_samples(unary_samples()), dtypes=NUMERIC, inplace=True, out=True),
+    OpInfo("round", np.round, _int_exact_samples(unary_samples()), dtypes=NUMERIC, inplace=True, out=True),
+    OpInfo("trunc", np.trunc, _int_exact_samples(unary_samples()), dtypes=NUMERIC, inplace=True, out=True),
+    OpInfo("frac", lambda x: x - np.trunc(x), unary_samples(), dtypes=FLOATING, inplace=True, out=True,
+           errors=[ErrorCase((np.array([3, 4], np.int64),), {}, NotImplementedError,
+                             "\"frac\" not implemented for 'Long'")]),
     unary_float("exp", np.exp),
     unary_float("exp2", np.exp2),
     unary_float("expm1", np.expm1),
@@ -112,7 +146,9 @@ OPS = [
     unary_float("reciprocal", lambda x: 1 / x, positive=True),
     OpInfo("lerp", lambda a, b, w: a + w * (b - a),
            lambda d: [Sample((make((3, 4), d), make((4,), d, seed=1), make((3, 1), d, 0, 1, seed=2)), desc="bcast")],
-           dtypes=FLOATING, out=True),
+           dtypes=FLOATING, out=True,
+           errors=[ErrorCase((np.array([3], np.int64), np.array([4], np.int64), 0.5), {}, NotImplementedError,
+                             "\"lerp\" not implemented for 'Long'")]),
     OpInfo("clamp", lambda x, min=None, max=None: np.clip(x, min, max),
            lambda d: [Sample((make((3, 4), d),), {"min": 1, "max": 3}, "min,max"),
                       Sample((make((3, 4), d),), {"min": 2}, "min"),

@@ -23,11 +23,11 @@ template <class T> constexpr bool is_int = std::is_integral<T>::value && !std::i
 
 using std::abs;
 using std::acos; using std::asin; using std::atan; using std::atan2;
-using std::ceil; using std::cos; using std::cosh; using std::exp2; using std::expm1;
-using std::floor; using std::log; using std::log10; using std::log1p; using std::log2;
-using std::sin; using std::sinh; using std::sqrt; using std::tan; using std::tanh; using std::trunc;
+using std::cos; using std::cosh; using std::exp2; using std::expm1;
+using std::log; using std::log10; using std::log1p; using std::log2;
+using std::sin; using std::sinh; using std::sqrt; using std::tan; using std::tanh;
 using std::erf; using std::erfc; using std::lgamma; using std::asinh; using std::acosh; using std::atanh;
-using std::hypot; using std::copysign;
+using std::copysign;
 
 // exp for float, branch-free so loops over it vectorise (std::exp is an opaque
 // call that blocks SIMD). exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2/2,
@@ -75,6 +75,23 @@ template <class T> inline T relu(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::isnan(x) ? x : (x > T(0) ? x : T(0));
   else return x > T(0) ? x : T(0);
 }
+// Rounding returns integers unchanged: going through double would lose
+// everything past 2^53 and wrap 2^63 - 1.
+template <class T> inline T floor(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::floor(x);
+  else return x;
+}
+template <class T> inline T ceil(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::ceil(x);
+  else return x;
+}
+template <class T> inline T trunc(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::trunc(x);
+  else return x;
+}
+// sqrt(a^2 + b^2) without overflow or underflow in the squares (std::hypot
+// scales): hypot(3e38f, 1) is 3e38, not inf.
+template <class T> inline T hypot(T a, T b) { return std::hypot(a, b); }
 template <class T> inline T round(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::nearbyint(x);  // half to even
   else return x;

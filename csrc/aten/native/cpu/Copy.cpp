@@ -16,8 +16,15 @@ static void cast_loop(TensorIterator& iter) {
   cpu_kernel<out_t, in_t>(iter, [](C x) { return x; });
 }
 
+static void check_not_from_meta(const TensorBase& dst, const TensorBase& src) {
+  TL_CHECK_NOT_IMPLEMENTED(!src.is_meta() || dst.is_meta(), "Cannot copy out of meta tensor; no data! Please "
+                           "use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module from "
+                           "meta to a different device.");
+}
+
 void copy_into(const TensorBase& dst, const TensorBase& src) {
   if (dst.is_same(src)) return;
+  check_not_from_meta(dst, src);
   TensorIterator iter = TensorIteratorConfig("copy_")
                             .add_output(dst)
                             .add_input(src)
@@ -50,8 +57,8 @@ TensorBase cast_to(const TensorBase& t, ScalarType dtype, Device device) {
   if (t.scalar_type() == dtype && t.device() == device) return t;
   TensorBase out = make_empty(t.sizes(), TensorOptions(dtype, device));
   if (device.is_meta()) return out;
-  TL_CHECK(t.is_cpu() || t.is_meta(), "cast_to: unsupported device ", t.device());
-  if (t.is_meta()) return out;
+  check_not_from_meta(out, t);
+  TL_CHECK(t.is_cpu(), "cast_to: unsupported device ", t.device());
   copy_into(out, t);
   return out;
 }

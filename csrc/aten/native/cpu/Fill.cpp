@@ -16,6 +16,11 @@ TensorBase copy_(const TensorBase& self, const TensorBase& src, bool non_blockin
 }
 
 TensorBase copy_meta_(const TensorBase& self, const TensorBase& src, bool) {
+  // A meta source has no values to give a real tensor.
+  if (!self.is_meta()) {
+    copy_into(self, src);
+    return self;
+  }
   // Shape check only: src must broadcast to self.
   DimVector s = infer_size(self.sizes(), src.sizes());
   TL_CHECK(s.ref().equals(self.sizes()), "copy_: source of shape ", src.sizes(),
