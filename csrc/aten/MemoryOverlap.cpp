@@ -10,7 +10,7 @@ namespace at {
 namespace {
 
 // Listing elements costs O(n log n); past this many the answer is TooHard.
-constexpr int64_t kMaxListed = int64_t(1) << 16;
+constexpr int64_t kMaxListed = int64_t(1) << 20;
 
 struct Span {
   intptr_t lo, hi;  // [lo, hi) in bytes

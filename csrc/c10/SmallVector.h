@@ -58,7 +58,7 @@ class SmallVector {
     if (n <= cap_) return;
     T* p = static_cast<T*>(std::malloc(n * sizeof(T)));
     if (size_) std::memcpy(p, data_, size_ * sizeof(T));
-    release();
+    if (data_ != inline_) std::free(data_);  // not release(): that also clears size_
     data_ = p;
     cap_ = n;
   }
@@ -83,11 +83,15 @@ class SmallVector {
   }
   void assign(const T* p, size_t n) {
     if (n > cap_) {
-      release();
-      data_ = static_cast<T*>(std::malloc(n * sizeof(T)));
+      // Allocate before freeing: p may point into our own elements.
+      T* q = static_cast<T*>(std::malloc(n * sizeof(T)));
+      std::memcpy(q, p, n * sizeof(T));
+      if (data_ != inline_) std::free(data_);
+      data_ = q;
       cap_ = n;
+    } else if (n) {
+      std::memmove(data_, p, n * sizeof(T));
     }
-    if (n) std::memmove(data_, p, n * sizeof(T));
     size_ = n;
   }
 

@@ -179,8 +179,13 @@ static void infer_dtype(PyObject* o, c10::ScalarType* acc, std::vector<PyObject*
   *acc = *acc == c10::ScalarType::Undefined ? st : c10::promoteTypes(*acc, st);
 }
 
+// Integers are range-checked (300 is no int8); floats round, to inf if need
+// be, as PyTorch's tensor() does (unlike full(), which refuses 1e39 for float).
 template <class T>
-static void store_scalar(char* p, const c10::Scalar& s) { *reinterpret_cast<T*>(p) = s.to<T>(); }
+static void store_scalar(char* p, const c10::Scalar& s) {
+  if constexpr (std::is_floating_point<T>::value) *reinterpret_cast<T*>(p) = static_cast<T>(s.toDouble());
+  else *reinterpret_cast<T*>(p) = s.to<T>();
+}
 
 static void fill(PyObject* o, const c10::TensorBase& out, int64_t dim, char* p) {
   c10::ScalarType st = out.scalar_type();

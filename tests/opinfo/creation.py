@@ -66,14 +66,25 @@ def _linspace_samples(dtype):
             Sample((-3, 3, 7) if dtype != "uint8" else (1, 7, 7), {"dtype": _t(dtype)}, "symmetric"),
             Sample((2, 2, 1), {"dtype": _t(dtype)}, "steps=1"),
             Sample((0, 1, 0), {"dtype": _t(dtype)}, "steps=0"),
-            Sample((10, 0, 11), {"dtype": _t(dtype)}, "descending")]
+            Sample((10, 0, 11), {"dtype": _t(dtype)}, "descending")] + (
+            # -5 is first a uint8 (251), then the steps run from 251 down to 5
+            [Sample((-5, 5, 5), {"dtype": _t(dtype)}, "negative start"),
+             Sample((-5, 5, 6), {"dtype": _t(dtype)}, "negative start, even")] if dtype == "uint8" else [])
 
 
 def _linspace_ref(start, end, steps, dtype):
-    r = np.linspace(start, end, steps, dtype=np.float64)
-    if np.issubdtype(_np(dtype), np.integer):
-        return np.trunc(r).astype(_np(dtype))
-    return r.astype(_np(dtype))
+    npd = _np(dtype)
+    if not np.issubdtype(npd, np.integer):
+        return np.linspace(start, end, steps, dtype=np.float64).astype(npd)
+    # PyTorch's scheme: endpoints become values of the dtype, the first half
+    # counts up from start and the second half down from end (in double),
+    # each value truncated.
+    a, z = (float(np.array(v, np.int64).astype(npd)) for v in (start, end))
+    if steps <= 1:
+        return np.array([a] * steps).astype(npd)
+    d = (z - a) / (steps - 1)
+    i = np.arange(steps)
+    return np.trunc(np.where(i < steps // 2, a + d * i, z - d * (steps - i - 1))).astype(npd)
 
 
 def _eye_samples(dtype):
@@ -111,7 +122,10 @@ OPS = [
                    ErrorCase((0, float("inf")), {}, RuntimeError, "unsupported range"),
                    ErrorCase((5,), {"dtype": tl.bool}, RuntimeError, "not implemented for 'Bool'")]),
     OpInfo("linspace", _linspace_ref, _linspace_samples, dtypes=NUMERIC, out=True, method=False, meta=False, grad=False,
-           errors=[ErrorCase((0, 1, -1), {}, RuntimeError, "number of steps must be non-negative")]),
+           errors=[ErrorCase((0, 1, -1), {}, RuntimeError, "number of steps must be non-negative"),
+                   ErrorCase((0, 1, 3), {"dtype": tl.bool}, NotImplementedError, "not implemented for 'Bool'"),
+                   ErrorCase((0, 300, 4), {"dtype": tl.uint8}, RuntimeError,
+                             "value cannot be converted to type uint8_t without overflow")]),
     OpInfo("eye", lambda n, m=None, dtype=None: np.eye(n, m, dtype=_np(dtype)), _eye_samples, out=True, method=False,
            meta=False, grad=False,
            errors=[ErrorCase((-1,), {}, RuntimeError, "n must be greater or equal to 0, got -1"),

@@ -51,12 +51,21 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, std::
   int64_t len[1] = {steps};
   TensorBase out = make_empty(IntArrayRef(len, 1), factory_options(st, layout, device));
   if (steps == 0) return out;
-  TL_DISPATCH_ALL_TYPES(st, "linspace", [&] {
+  TL_DISPATCH_NUMERIC_TYPES(st, "linspace", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
     // Integers step in double; half/bfloat16/float in float; double in double.
     using step_t = std::conditional_t<std::is_same<scalar_t, double>::value || std::is_integral<scalar_t>::value,
                                       double, float>;
-    step_t a = (step_t)start.toDouble(), z = (step_t)end.toDouble();
+    // Integer endpoints are first values of the dtype (checked: 300 is no
+    // uint8, -5 is 251 as in PyTorch), then the steps run between them.
+    step_t a, z;
+    if constexpr (std::is_integral<scalar_t>::value) {
+      a = (step_t)start.to<scalar_t>();
+      z = (step_t)end.to<scalar_t>();
+    } else {
+      a = (step_t)start.toDouble();
+      z = (step_t)end.toDouble();
+    }
     if (steps == 1) {
       p[0] = (scalar_t)a;
       return;
