@@ -1,6 +1,7 @@
 // Intra-op parallelism. OpenMP underneath; the thread count is shared with
 // OpenBLAS through set_num_threads so the two never oversubscribe the cores.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <mutex>

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
+
+class _LazyNumPy:
+    """NumPy, imported on first use: `import torchlike` must not pay for it
+    (it is most of NumPy-free import time), and only gradcheck needs it."""
+
+    def __getattr__(self, name):
+        import numpy
+        return getattr(numpy, name)
+
+
+np = _LazyNumPy()
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "get_numerical_jacobian", "get_analytical_jacobian"]
 

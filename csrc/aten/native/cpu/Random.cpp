@@ -260,7 +260,9 @@ TensorBase randperm(int64_t n, const std::optional<c10::Generator>& generator, s
            "randperm: n is too large for result tensor type: '", st, "' (n=", n, ")");
   if (n == 0) return out;
   c10::GeneratorImpl* g = generator_or_default(generator);
-  auto [seed, base] = g->reserve((uint64_t)n);
+  // Not a structured binding: C++17 lambdas cannot capture those (Clang refuses).
+  const auto reserved = g->reserve((uint64_t)n);
+  const uint64_t seed = reserved.seed, base = reserved.offset;
   // Fisher-Yates: step i (from n-1 down to 1) swaps i with j_i uniform in
   // [0, i]. The j_i are drawn in parallel (each from its own counter), only
   // the swaps are sequential.
