@@ -391,3 +391,37 @@ def test_tensors_of_many_dims():
     assert z.permute(*reversed(range(8))).contiguous().view(-1).tolist() == \
         np.arange(256.0).reshape([2] * 8).transpose().reshape(-1).tolist()
     assert z.sum(dim=(0, 7)).shape == (2,) * 6
+
+
+# ---------------------------------------------------------------- errors belong to their call
+
+def test_zero_division_is_reported_to_its_own_call():
+    # Each kernel call has its own division-by-zero flag: a thread dividing by
+    # zero never makes another thread's valid division raise.
+    import threading
+    errors, wrong = [], []
+    a = tl.arange(1, 100001)
+    z = tl.zeros(100000, dtype=tl.int64)
+
+    def bad():
+        for _ in range(200):
+            try:
+                a // z
+                wrong.append("no error")
+            except RuntimeError as e:
+                if "ZeroDivisionError" not in str(e):
+                    wrong.append(str(e))
+
+    def good():
+        for _ in range(200):
+            try:
+                a // a
+            except RuntimeError as e:
+                errors.append(str(e))
+
+    ts = [threading.Thread(target=bad), threading.Thread(target=good)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors and not wrong

@@ -1,11 +1,12 @@
-// TensorIterator: the shared front half of every elementwise kernel. It
-// broadcasts the operands, picks the computation dtype (PyTorch's promotion
-// rules), allocates or checks the outputs, and turns the operands' geometry
-// into the fewest, fastest-first loop dimensions so kernels only ever write a
-// 1-D strided inner loop.
+// TensorIterator: the shared, device-neutral front half of every elementwise
+// kernel. It broadcasts the operands, picks the computation dtype (PyTorch's
+// promotion rules), checks memory overlap, allocates or checks the outputs,
+// and turns the operands' geometry into the fewest, fastest-first loop
+// dimensions. Running the loop is a backend's business: the CPU driver is
+// cpu_for_each in native/cpu/Loops.h; a GPU driver needs only the accessors
+// below.
 #pragma once
 #include "../c10/Tensor.h"
-#include "Parallel.h"
 
 namespace at {
 
@@ -77,15 +78,6 @@ class TensorIterator {
   // True when every operand is one contiguous run (after coalescing).
   bool is_contiguous() const;
 
-  // Runs loop(data, strides, n) over every inner row, in parallel chunks.
-  template <class Loop>
-  void for_each(const Loop& loop, int64_t grain = kGrainSize) const {
-    if (numel_ == 0) return;
-    parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
-  }
-  template <class Loop>
-  void serial_for_each(const Loop& loop, int64_t begin, int64_t end) const;
-
   // Copies temporaries back into out= tensors of another dtype.
   void finish();
 
@@ -114,44 +106,6 @@ inline TensorIterator TensorIteratorConfig::build() {
   TensorIterator it;
   it.build(*this);
   return it;
-}
-
-template <class Loop>
-void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t end) const {
-  const int nt = ntensors();
-  const int nd = ndim();
-  char* ptrs[16];
-  int64_t inner_strides[16];
-  for (int k = 0; k < nt; ++k) inner_strides[k] = ops_[k].stride_bytes[0];
-  if (nd == 1) {
-    for (int k = 0; k < nt; ++k) ptrs[k] = ops_[k].data + begin * inner_strides[k];
-    loop(ptrs, inner_strides, end - begin);
-    return;
-  }
-  // Multi-index of `begin` (dim 0 fastest).
-  int64_t idx[64];
-  int64_t rem = begin;
-  for (int d = 0; d < nd; ++d) {
-    idx[d] = rem % shape_[d];
-    rem /= shape_[d];
-  }
-  int64_t pos = begin;
-  while (pos < end) {
-    for (int k = 0; k < nt; ++k) {
-      char* p = ops_[k].data;
-      const int64_t* st = ops_[k].stride_bytes.data();
-      for (int d = 0; d < nd; ++d) p += idx[d] * st[d];
-      ptrs[k] = p;
-    }
-    int64_t n = std::min(shape_[0] - idx[0], end - pos);
-    loop(ptrs, inner_strides, n);
-    pos += n;
-    idx[0] += n;
-    for (int d = 0; d < nd - 1 && idx[d] >= shape_[d]; ++d) {
-      idx[d] = 0;
-      ++idx[d + 1];
-    }
-  }
 }
 
 // Broadcast two shapes (PyTorch's error message on mismatch).

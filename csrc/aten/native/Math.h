@@ -1,5 +1,5 @@
 // The element functions pointwise formulas in native_functions.yaml call.
-// Written once as templates so the CPU loops (and, later, CUDA kernels)
+// Written once as host/device templates so the CPU loops and CUDA kernels
 // instantiate the same code. Integer division by zero sets a flag instead of
 // trapping; the kernel raises after the loop.
 #pragma once
@@ -13,11 +13,18 @@
 
 namespace tl_math {
 
-inline std::atomic<int>& zero_division_flag() {
-  static std::atomic<int> f{0};
-  return f;
+// Where integer division by zero is reported. The CPU loop driver points this
+// at the flag of the kernel call it runs (on every thread that runs a chunk),
+// so the error reaches the call that made it, never another thread's call.
+inline std::atomic<int>*& zero_division_slot() {
+  static thread_local std::atomic<int>* slot = nullptr;
+  return slot;
 }
-inline void flag_zero_division() { zero_division_flag().store(1, std::memory_order_relaxed); }
+TL_HOST_DEVICE inline void flag_zero_division() {
+#ifndef __CUDA_ARCH__
+  if (std::atomic<int>* f = zero_division_slot()) f->store(1, std::memory_order_relaxed);
+#endif
+}
 
 template <class T> constexpr bool is_int = std::is_integral<T>::value && !std::is_same<T, bool>::value;
 
@@ -33,7 +40,7 @@ using std::copysign;
 // call that blocks SIMD). exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2/2,
 // exp(r) by Cephes' minimax polynomial; 2^n is applied in two halves so
 // results in the subnormal range are right. Within 1 ulp of the true value.
-inline float exp(float x) {
+TL_HOST_DEVICE inline float exp(float x) {
   const float hi = 88.7228394f, lo = -103.972084f;
   float xc = x < lo ? lo : (x > hi ? hi : x);
   float n = std::nearbyint(xc * 1.44269504088896341f);
@@ -57,88 +64,88 @@ inline float exp(float x) {
   res = x < lo ? 0.0f : res;
   return x != x ? x : res;
 }
-template <class T> inline T exp(T x) { return std::exp(x); }
+template <class T> TL_HOST_DEVICE inline T exp(T x) { return std::exp(x); }
 
-inline bool abs(bool x) { return x; }
-inline uint8_t abs(uint8_t x) { return x; }
-inline int8_t abs(int8_t x) { return x < 0 ? (int8_t)-x : x; }
-inline int16_t abs(int16_t x) { return x < 0 ? (int16_t)-x : x; }
+TL_HOST_DEVICE inline bool abs(bool x) { return x; }
+TL_HOST_DEVICE inline uint8_t abs(uint8_t x) { return x; }
+TL_HOST_DEVICE inline int8_t abs(int8_t x) { return x < 0 ? (int8_t)-x : x; }
+TL_HOST_DEVICE inline int16_t abs(int16_t x) { return x < 0 ? (int16_t)-x : x; }
 
-template <class T> inline T sign(T x) {
+template <class T> TL_HOST_DEVICE inline T sign(T x) {
   if constexpr (std::is_same<T, bool>::value) return x;
   else if constexpr (std::is_unsigned<T>::value) return T(x > 0);
   else return T((T(0) < x) - (x < T(0)));
 }
-template <class T> inline T rsqrt(T x) { return T(1) / std::sqrt(x); }
-template <class T> inline T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
-template <class T> inline T relu(T x) {
+template <class T> TL_HOST_DEVICE inline T rsqrt(T x) { return T(1) / std::sqrt(x); }
+template <class T> TL_HOST_DEVICE inline T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
+template <class T> TL_HOST_DEVICE inline T relu(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::isnan(x) ? x : (x > T(0) ? x : T(0));
   else return x > T(0) ? x : T(0);
 }
 // Rounding returns integers unchanged: going through double would lose
 // everything past 2^53 and wrap 2^63 - 1.
-template <class T> inline T floor(T x) {
+template <class T> TL_HOST_DEVICE inline T floor(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::floor(x);
   else return x;
 }
-template <class T> inline T ceil(T x) {
+template <class T> TL_HOST_DEVICE inline T ceil(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::ceil(x);
   else return x;
 }
-template <class T> inline T trunc(T x) {
+template <class T> TL_HOST_DEVICE inline T trunc(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::trunc(x);
   else return x;
 }
 // sqrt(a^2 + b^2) without overflow or underflow in the squares (std::hypot
 // scales): hypot(3e38f, 1) is 3e38, not inf.
-template <class T> inline T hypot(T a, T b) { return std::hypot(a, b); }
-template <class T> inline T round(T x) {
+template <class T> TL_HOST_DEVICE inline T hypot(T a, T b) { return std::hypot(a, b); }
+template <class T> TL_HOST_DEVICE inline T round(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::nearbyint(x);  // half to even
   else return x;
 }
-template <class T> inline T frac(T x) { return x - std::trunc(x); }
-template <class T> inline T reciprocal(T x) { return T(1) / x; }
-template <class T> inline T silu(T x) { return x / (T(1) + exp(-x)); }
-template <class T> inline T gelu(T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); }
-template <class T> inline T softplus(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
+template <class T> TL_HOST_DEVICE inline T frac(T x) { return x - std::trunc(x); }
+template <class T> TL_HOST_DEVICE inline T reciprocal(T x) { return T(1) / x; }
+template <class T> TL_HOST_DEVICE inline T silu(T x) { return x / (T(1) + exp(-x)); }
+template <class T> TL_HOST_DEVICE inline T gelu(T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); }
+template <class T> TL_HOST_DEVICE inline T softplus(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
 
-template <class T> inline bool isnan(T x) {
+template <class T> TL_HOST_DEVICE inline bool isnan(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::isnan(x);
   else return false;
 }
-template <class T> inline bool isinf(T x) {
+template <class T> TL_HOST_DEVICE inline bool isinf(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::isinf(x);
   else return false;
 }
-template <class T> inline bool isfinite(T x) {
+template <class T> TL_HOST_DEVICE inline bool isfinite(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::isfinite(x);
   else return true;
 }
-template <class T> inline bool signbit(T x) {
+template <class T> TL_HOST_DEVICE inline bool signbit(T x) {
   if constexpr (std::is_floating_point<T>::value) return std::signbit(x);
   else if constexpr (std::is_signed<T>::value) return x < 0;
   else return false;
 }
 
 // NaN-propagating min/max, as torch.minimum/maximum and clamp.
-template <class T> inline T maximum(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T maximum(T a, T b) {
   if constexpr (std::is_floating_point<T>::value) {
     if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
   }
   return a > b ? a : b;
 }
-template <class T> inline T minimum(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T minimum(T a, T b) {
   if constexpr (std::is_floating_point<T>::value) {
     if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
   }
   return a < b ? a : b;
 }
-template <class T> inline T clamp(T x, T lo, T hi) { return minimum(maximum(x, lo), hi); }
-template <class T> inline T clamp_min(T x, T lo) { return maximum(x, lo); }
-template <class T> inline T clamp_max(T x, T hi) { return minimum(x, hi); }
+template <class T> TL_HOST_DEVICE inline T clamp(T x, T lo, T hi) { return minimum(maximum(x, lo), hi); }
+template <class T> TL_HOST_DEVICE inline T clamp_min(T x, T lo) { return maximum(x, lo); }
+template <class T> TL_HOST_DEVICE inline T clamp_max(T x, T hi) { return minimum(x, hi); }
 
 // Python-style floor division and modulo; C-style fmod and truncating division.
-template <class T> inline T floor_divide(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T floor_divide(T a, T b) {
   if constexpr (is_int<T>) {
     if (b == 0) { flag_zero_division(); return 0; }
     if constexpr (std::is_signed<T>::value) {
@@ -165,15 +172,15 @@ template <class T> inline T floor_divide(T a, T b) {
     return fd;
   }
 }
-template <class T> inline T trunc_divide(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T trunc_divide(T a, T b) {
   if constexpr (is_int<T>) {
     if (b == 0) { flag_zero_division(); return 0; }
     if constexpr (std::is_signed<T>::value) if (b == -1) return T(0) - a;
     return a / b;
   } else return std::trunc(a / b);
 }
-template <class T> inline T true_divide(T a, T b) { return a / b; }
-template <class T> inline T remainder(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T true_divide(T a, T b) { return a / b; }
+template <class T> TL_HOST_DEVICE inline T remainder(T a, T b) {
   if constexpr (is_int<T>) {
     if (b == 0) { flag_zero_division(); return 0; }
     if constexpr (std::is_signed<T>::value) {
@@ -190,7 +197,7 @@ template <class T> inline T remainder(T a, T b) {
     return r;
   }
 }
-template <class T> inline T fmod(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T fmod(T a, T b) {
   if constexpr (is_int<T>) {
     if (b == 0) { flag_zero_division(); return 0; }
     if constexpr (std::is_signed<T>::value) if (b == -1) return 0;
@@ -200,7 +207,7 @@ template <class T> inline T fmod(T a, T b) {
   } else return std::fmod(a, b);
 }
 
-template <class T> inline T pow(T base, T e) {
+template <class T> TL_HOST_DEVICE inline T pow(T base, T e) {
   if constexpr (is_int<T>) {
     if constexpr (std::is_signed<T>::value) {
       if (e < 0) {
@@ -221,37 +228,37 @@ template <class T> inline T pow(T base, T e) {
   } else return std::pow(base, e);
 }
 
-template <class T> inline T lerp(T self, T end, T w) {
+template <class T> TL_HOST_DEVICE inline T lerp(T self, T end, T w) {
   return std::abs(w) < T(0.5) ? self + w * (end - self) : end - (end - self) * (T(1) - w);
 }
-template <class T> inline T nan_to_num(T x, T nan, T posinf, T neginf) {
+template <class T> TL_HOST_DEVICE inline T nan_to_num(T x, T nan, T posinf, T neginf) {
   if constexpr (std::is_floating_point<T>::value) {
     if (std::isnan(x)) return nan;
     if (std::isinf(x)) return x > 0 ? posinf : neginf;
   }
   return x;
 }
-template <class T> inline bool cast_bool(T x) { return x != T(0); }
-template <class T> inline bool logical_not(T x) { return !cast_bool(x); }
-template <class C, class T> inline T where(C c, T a, T b) { return c ? a : b; }
+template <class T> TL_HOST_DEVICE inline bool cast_bool(T x) { return x != T(0); }
+template <class T> TL_HOST_DEVICE inline bool logical_not(T x) { return !cast_bool(x); }
+template <class C, class T> TL_HOST_DEVICE inline T where(C c, T a, T b) { return c ? a : b; }
 
 }  // namespace tl_math
 
 namespace tl_math {
-template <class T> inline T bitwise_not(T x) {
+template <class T> TL_HOST_DEVICE inline T bitwise_not(T x) {
   if constexpr (std::is_same<T, bool>::value) return !x;
   else return ~x;
 }
 // Shifts by a negative amount or by the type's width give 0 (or -1 for negative
 // right shifts), matching PyTorch rather than C++'s undefined behaviour.
-template <class T> inline T shift_left(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T shift_left(T a, T b) {
   using U = std::make_unsigned_t<T>;
   if (b < 0 || b >= (T)(sizeof(T) * 8)) return 0;
   return (T)((U)a << b);
 }
-template <class T> inline T shift_right(T a, T b) {
+template <class T> TL_HOST_DEVICE inline T shift_right(T a, T b) {
   if (b < 0 || b >= (T)(sizeof(T) * 8)) return (std::is_signed<T>::value && a < 0) ? T(-1) : T(0);
   return (T)(a >> b);
 }
-inline bool logical_xor(bool a, bool b) { return a != b; }
+TL_HOST_DEVICE inline bool logical_xor(bool a, bool b) { return a != b; }
 }  // namespace tl_math

@@ -6,10 +6,6 @@
 
 namespace at::native {
 
-void check_zero_division(const char* op) {
-  if (tl_math::zero_division_flag().exchange(0)) TL_ERROR("ZeroDivisionError (in ", op, ")");
-}
-
 template <class out_t, class in_t>
 static void cast_loop(TensorIterator& iter) {
   using C = c10::opmath_t<in_t>;

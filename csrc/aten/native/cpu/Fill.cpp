@@ -46,7 +46,7 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
                             .resize_outputs(false).check_mem_overlap(false).build();
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
     scalar_t v = value.to<scalar_t>();
-    iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+    cpu_for_each(iter, [&](char** data, const int64_t* s, int64_t n) {
       char* p = data[0];
       if (s[0] == (int64_t)sizeof(scalar_t)) {
         scalar_t* out = reinterpret_cast<scalar_t*>(p);

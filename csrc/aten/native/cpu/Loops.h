@@ -6,9 +6,79 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include "../../Parallel.h"
 #include "../../TensorIterator.h"
+#include "../Math.h"
 
 namespace at::native {
+
+// ------------------------------------------------------------ the CPU loop driver
+
+// Runs loop(data, strides, n) over the inner rows of elements [begin, end) of
+// the iterator's loop space (dim 0 fastest), on this thread.
+template <class Loop>
+void cpu_serial_for_each(const TensorIterator& iter, const Loop& loop, int64_t begin, int64_t end) {
+  const int nt = iter.ntensors();
+  const int nd = iter.ndim();
+  IntArrayRef shape = iter.shape();
+  char* ptrs[16];
+  int64_t inner_strides[16];
+  for (int k = 0; k < nt; ++k) inner_strides[k] = iter.strides(k)[0];
+  if (nd == 1) {
+    for (int k = 0; k < nt; ++k) ptrs[k] = iter.data_ptr(k) + begin * inner_strides[k];
+    loop(ptrs, inner_strides, end - begin);
+    return;
+  }
+  // Multi-index of `begin`. Loop dims are coalesced and never of size 1, so
+  // there are fewer than 64 of them.
+  int64_t idx[64];
+  int64_t rem = begin;
+  for (int d = 0; d < nd; ++d) {
+    idx[d] = rem % shape[d];
+    rem /= shape[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    for (int k = 0; k < nt; ++k) {
+      char* p = iter.data_ptr(k);
+      const int64_t* st = iter.strides(k).data();
+      for (int d = 0; d < nd; ++d) p += idx[d] * st[d];
+      ptrs[k] = p;
+    }
+    int64_t n = std::min(shape[0] - idx[0], end - pos);
+    loop(ptrs, inner_strides, n);
+    pos += n;
+    idx[0] += n;
+    for (int d = 0; d < nd - 1 && idx[d] >= shape[d]; ++d) {
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+// The same over the whole loop space, in parallel chunks.
+template <class Loop>
+void cpu_for_each(const TensorIterator& iter, const Loop& loop, int64_t grain = kGrainSize) {
+  if (iter.numel() == 0) return;
+  parallel_for(0, iter.numel(), grain, [&](int64_t b, int64_t e) { cpu_serial_for_each(iter, loop, b, e); });
+}
+
+// Points tl_math's division-by-zero report at one kernel call's flag for the
+// life of a chunk (restoring the previous target: loops may nest).
+class ZeroDivisionScope {
+ public:
+  explicit ZeroDivisionScope(std::atomic<int>* flag) : prev_(tl_math::zero_division_slot()) {
+    tl_math::zero_division_slot() = flag;
+  }
+  ~ZeroDivisionScope() { tl_math::zero_division_slot() = prev_; }
+  ZeroDivisionScope(const ZeroDivisionScope&) = delete;
+  ZeroDivisionScope& operator=(const ZeroDivisionScope&) = delete;
+
+ private:
+  std::atomic<int>* prev_;
+};
+
+// ------------------------------------------------------------ pointwise kernels
 
 template <class F> struct functor_traits : functor_traits<decltype(&F::operator())> {};
 template <class C, class R, class... A> struct functor_traits<R (C::*)(A...) const> {
@@ -62,18 +132,18 @@ inline void loop_opmath_scalars(char** data, const int64_t* s, int64_t n, const 
 }
 
 template <class out_t, class in_t, class F>
-void cpu_kernel(TensorIterator& iter, const F& f) {
+void cpu_kernel_loop(TensorIterator& iter, const F& f, std::atomic<int>* zero_division) {
   constexpr int N = functor_traits<F>::arity;
-  if (iter.is_meta()) return;
   if constexpr (!std::is_same<c10::opmath_t<in_t>, in_t>::value) {
     if (unsigned mask = iter.opmath_inputs()) {
-      iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+      cpu_for_each(iter, [&](char** data, const int64_t* s, int64_t n) {
         loop_opmath_scalars<out_t, in_t>(data, s, n, f, mask, std::make_index_sequence<N>());
       });
       return;
     }
   }
-  iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+  cpu_for_each(iter, [&](char** data, const int64_t* s, int64_t n) {
+    ZeroDivisionScope scope(zero_division);
     bool contiguous = s[0] == sizeof(out_t);
     for (int k = 1; k <= N; ++k) contiguous = contiguous && s[k] == sizeof(in_t);
     if (contiguous) {
@@ -90,7 +160,14 @@ void cpu_kernel(TensorIterator& iter, const F& f) {
   });
 }
 
-// Raises Python's ZeroDivisionError text when an integer kernel divided by zero.
-void check_zero_division(const char* op);
+// Runs functor f over the iterator. An integer division by zero anywhere in
+// the loop raises ZeroDivisionError here, for this call only.
+template <class out_t, class in_t, class F>
+void cpu_kernel(TensorIterator& iter, const F& f) {
+  if (iter.is_meta()) return;
+  std::atomic<int> zero_division{0};
+  cpu_kernel_loop<out_t, in_t>(iter, f, &zero_division);
+  TL_CHECK(!zero_division.load(std::memory_order_relaxed), "ZeroDivisionError (in ", iter.name(), ")");
+}
 
 }  // namespace at::native
