@@ -85,6 +85,22 @@ def test_internal_overlap_raises():
     assert x.tolist() == [1, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0]
 
 
+def test_scalar_setitem_into_overlapping_view_raises():
+    x = tl.zeros(1).expand(2)
+    for index in (Ellipsis, (), slice(None)):
+        with pytest.raises(RuntimeError, match=INTERNAL):
+            x[index] = 1
+    # fill_ itself may (every write stores the same value), as in PyTorch
+    tl.zeros(1).expand(3).fill_(2.0)
+
+
+def test_expand_new_dims_stride():
+    assert tl.tensor(1.0).expand(1).stride() == (0,)
+    assert tl.tensor(1.0).expand(1, 1).stride() == (0, 0)
+    assert tl.ones(3).expand(1, 3).stride() == (3, 1)
+    assert tl.ones(3).expand(2, 1, 3).stride() == (0, 3, 1)
+
+
 def test_allowed_overlaps_compute_right():
     a = tl.arange(6.0).reshape(2, 3)
     a.add_(a)  # identical memory: fine
@@ -214,6 +230,10 @@ OVERFLOW = "value cannot be converted to type {} without overflow"
     (lambda: tl.zeros(2, dtype=tl.int8).clamp(min=-200), "int8_t"),
     (lambda: tl.add(tl.zeros(2, dtype=tl.int8), tl.ones(2, dtype=tl.int8), alpha=300), "int8_t"),
     (lambda: tl.linspace(0, 300, 4, dtype=tl.uint8), "uint8_t"),
+    # negative *floats* are no uint8 (only negative ints wrap)
+    (lambda: tl.tensor([-1.0], dtype=tl.uint8), "uint8_t"),
+    (lambda: tl.full((1,), -0.5, dtype=tl.uint8), "uint8_t"),
+    (lambda: tl.zeros(1, dtype=tl.uint8).fill_(255.5), "uint8_t"),
 ])
 def test_python_number_overflow_raises(call, ctype):
     with pytest.raises(RuntimeError, match=OVERFLOW.format(ctype)):

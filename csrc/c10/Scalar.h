@@ -35,9 +35,9 @@ class Scalar {
   // The number as T, checked: every path from a Python number into a tensor
   // (tensor(), full, fill_, setitem, scalar operands of kernels) goes through
   // here, so 300 never becomes an int8 44 and NaN never becomes INT_MIN.
-  // As in PyTorch, unsigned types also take negatives down to -max (they
-  // wrap), a finite double too large for float is an error, and half types
-  // round (to inf if need be) like a float computation would.
+  // As in PyTorch, unsigned types also take negative *integers* down to -max
+  // (they wrap; -1.0 is an error), a finite double too large for float is an
+  // error, and half types round (to inf if need be) like a float computation.
   template <class T>
   T to() const {
     if constexpr (std::is_same<T, bool>::value) {
@@ -48,7 +48,7 @@ class Scalar {
         double v = v_.d;  // NaN fails every comparison
         bool fits = std::is_signed<T>::value
                         ? v >= (double)L::lowest() && v <= (double)L::max() && v < -(double)L::lowest()
-                        : v >= -(double)L::max() && v <= (double)L::max();
+                        : v >= 0.0 && v <= (double)L::max();
         if (!fits) throw_overflow<T>();
         return static_cast<T>(static_cast<int64_t>(v));
       }

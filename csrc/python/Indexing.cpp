@@ -6,6 +6,7 @@
 
 #include "Objects.h"
 #include "PythonArgParser.h"
+#include "aten/MemoryOverlap.h"
 #include "ops/as_strided.h"
 #include "ops/copy.h"
 #include "ops/fill.h"
@@ -105,6 +106,9 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
     TL_CHECK_TYPE(value != nullptr, "Tensor does not support item deletion");
     c10::TensorBase dst = apply_index(unpack(self), index);
     if (is_number(value)) {
+      // fill_ may write one location twice (every write stores the same
+      // value), but x[...] = v is a copy in PyTorch and refuses that.
+      at::assert_no_internal_overlap(dst, "setitem");
       at::_ops::fill_(dst, to_scalar(value));
       return 0;
     }

@@ -253,7 +253,9 @@ TensorBase expand(const TensorBase& self, IntArrayRef size, bool implicit) {
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t off = n - 1 - i, dim = nself - 1 - off;
     int64_t s = dim >= 0 ? self.sizes()[dim] : 1;
-    int64_t st = dim >= 0 ? self.strides()[dim] : (i + 1 < n ? sizes[i + 1] * strides[i + 1] : 1);
+    // A new dim steps over the dims inside it (0 for the innermost, which only
+    // a 0-dim tensor has), as PyTorch lays it out.
+    int64_t st = dim >= 0 ? self.strides()[dim] : (i + 1 < n ? sizes[i + 1] * strides[i + 1] : 0);
     int64_t target = size[i];
     if (target == -1) {
       TL_CHECK(dim >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ",
