@@ -3,6 +3,8 @@ PyTorch raises, with a message naming the problem, and never crash the
 interpreter (the table runs in this process: a crash fails the whole run).
 Per-op error cases also live in tests/opinfo; this table covers calls that
 span areas (Python protocol, indexing, views, devices, dtypes, sizes)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,12 @@ import torchlike as tl
 x = tl.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 i = tl.tensor([1, 2, 3])
 m = tl.empty(2, 3, device="meta")
+
+
+def exactly(msg):
+    """A `match` pattern for exactly this message."""
+    return "^" + re.escape(msg) + "$"
+
 
 CASES = [
     # shapes
@@ -44,6 +52,23 @@ CASES = [
     ("negative step", lambda: x[::-1], ValueError, "step must be greater than zero"),
     ("float index", lambda: x[1.5], IndexError, "."),
     ("select on 0-d", lambda: tl.tensor(1.0).select(0, 0), IndexError, "0-dim"),
+    ("size(0) of 0-d", lambda: tl.tensor(1.0).size(0), IndexError,
+     exactly("Dimension specified as 0 but tensor has no dimensions")),
+    ("size(-1) of 0-d", lambda: tl.tensor(1.0).size(-1), IndexError,
+     exactly("Dimension specified as -1 but tensor has no dimensions")),
+    ("stride(0) of 0-d", lambda: tl.tensor(1.0).stride(0), IndexError,
+     exactly("Dimension specified as 0 but tensor has no dimensions")),
+    ("size(dim=) of 0-d", lambda: tl.tensor(1.0).size(dim=0), IndexError,
+     exactly("Dimension specified as 0 but tensor has no dimensions")),
+    ("size dim out of range", lambda: x.size(2), IndexError,
+     exactly("Dimension out of range (expected to be in range of [-2, 1], but got 2)")),
+    ("stride dim out of range", lambda: x.stride(-3), IndexError,
+     exactly("Dimension out of range (expected to be in range of [-2, 1], but got -3)")),
+    ("size of a float dim", lambda: x.size(1.5), TypeError,
+     exactly("size(): argument 'dim' (position 1) must be int, not float")),
+    ("stride of a bool dim", lambda: x.stride(True), TypeError,
+     exactly("stride(): argument 'dim' (position 1) must be int, not bool")),
+    ("size of a huge dim", lambda: x.size(2**70), ValueError, exactly("Overflow when unpacking long long")),
     ("as_strided out of storage", lambda: x.as_strided((10,), (1,)), RuntimeError, "out of bounds for storage"),
     ("narrow out of range", lambda: x.narrow(1, 2, 5), RuntimeError, "."),
     # dtypes

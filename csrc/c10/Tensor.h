@@ -34,8 +34,9 @@ class TensorBase {
 
   IntArrayRef sizes() const { return impl_->sizes(); }
   IntArrayRef strides() const { return impl_->strides(); }
-  int64_t size(int64_t d) const { return impl_->size(maybe_wrap_dim(d, dim())); }
-  int64_t stride(int64_t d) const { return impl_->stride(maybe_wrap_dim(d, dim())); }
+  // A 0-dim tensor has no dim to ask about (IndexError, as PyTorch).
+  int64_t size(int64_t d) const { return impl_->size(maybe_wrap_dim(d, dim(), /*wrap_scalar=*/false)); }
+  int64_t stride(int64_t d) const { return impl_->stride(maybe_wrap_dim(d, dim(), /*wrap_scalar=*/false)); }
   int64_t dim() const { return impl_->dim(); }
   int64_t numel() const { return impl_->numel(); }
   int64_t storage_offset() const { return impl_->storage_offset(); }

@@ -136,7 +136,7 @@ void StorageImpl::resize(size_t new_nbytes) {
 
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar) {
   if (ndim <= 0) {
-    TL_CHECK_INDEX(wrap_scalar, "dimension specified as ", dim, " but tensor has no dimensions");
+    TL_CHECK_INDEX(wrap_scalar, "Dimension specified as ", dim, " but tensor has no dimensions");
     ndim = 1;
   }
   int64_t lo = -ndim, hi = ndim - 1;
