@@ -109,6 +109,15 @@ CASES = [
     ("randint empty range", lambda: tl.randint(5, 5, (3,)), RuntimeError, "."),
     ("bernoulli bad p", lambda: tl.bernoulli(tl.full((3,), 2.0)), RuntimeError, "."),
     ("generator bad state", lambda: tl.Generator().set_state(tl.zeros(3)), RuntimeError, "."),
+    ("seed of 2**64", lambda: tl.manual_seed(2**64), ValueError, exactly("Overflow when unpacking long long")),
+    ("seed below -2**63", lambda: tl.manual_seed(-2**63 - 1), ValueError, exactly("Overflow when unpacking long long")),
+    ("Generator seed of 2**64", lambda: tl.Generator().manual_seed(2**64), ValueError,
+     exactly("Overflow when unpacking long long")),
+    ("Generator seed of a float", lambda: tl.Generator().manual_seed(1.5), RuntimeError,
+     exactly("manual_seed expected a long, but got float")),
+    ("Generator seed of a bool", lambda: tl.Generator().manual_seed(True), RuntimeError,
+     exactly("manual_seed expected a long, but got bool")),
+    ("seed of None", lambda: tl.manual_seed(None), TypeError, "int\\(\\) argument must be"),
 ]
 
 
