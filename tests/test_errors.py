@@ -20,6 +20,8 @@ def exactly(msg):
     return "^" + re.escape(msg) + "$"
 
 
+NUMPY_RG = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+
 CASES = [
     # shapes
     ("broadcast mismatch", lambda: x + tl.ones(4), RuntimeError, r"size of tensor a \(3\) must match"),
@@ -105,6 +107,13 @@ CASES = [
     # numpy interop
     ("negative strides", lambda: tl.from_numpy(np.arange(4.0)[::-1]), ValueError, "negative"),
     ("from_numpy of list", lambda: tl.from_numpy([1, 2]), TypeError, "expected np.ndarray"),
+    ("numpy() of a tensor requiring grad", lambda: tl.ones(2, requires_grad=True).numpy(), RuntimeError,
+     exactly(NUMPY_RG)),
+    ("numpy() of a non-leaf", lambda: (tl.ones(2, requires_grad=True) * 2).numpy(), RuntimeError, exactly(NUMPY_RG)),
+    ("np.asarray of a tensor requiring grad", lambda: np.asarray(tl.ones(2, requires_grad=True)), RuntimeError,
+     exactly(NUMPY_RG)),
+    ("np.array of a tensor requiring grad", lambda: np.array(tl.ones(2, requires_grad=True), dtype=np.float64),
+     RuntimeError, exactly(NUMPY_RG)),
     # random
     ("randint empty range", lambda: tl.randint(5, 5, (3,)), RuntimeError, "."),
     ("bernoulli bad p", lambda: tl.bernoulli(tl.full((3,), 2.0)), RuntimeError, "."),
