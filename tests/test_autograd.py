@@ -1073,3 +1073,115 @@ def test_views_of_non_leaves_carry_gradients():
     x = a.exp()
     (x.t()[0] * torch.tensor([1.0, 10.0])).sum().backward()
     np.testing.assert_allclose(np.asarray(a.grad), np.exp([[1.0, 0.0], [3.0, 0.0]]) * [[1, 0], [10, 0]])
+
+
+# ---------------------------------------------------------------- Python exceptions raised during backward
+
+class _HookError(Exception):
+    pass
+
+
+def _raise(kind):
+    if kind == "ZeroDivisionError":
+        return 1 / 0
+    if kind == "ValueError":
+        raise ValueError("bad value")
+    if kind == "KeyError":
+        return {}["k"]
+    if kind == "custom":
+        raise _HookError("custom", 42)
+    raise AssertionError(kind)
+
+
+_EXC_EXPECT = {"ZeroDivisionError": (ZeroDivisionError, "division by zero"), "ValueError": (ValueError, "bad value"),
+               "KeyError": (KeyError, "'k'"), "custom": (_HookError, "('custom', 42)")}
+
+
+class _RaisingFn(Function):
+    kind = None
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        return _raise(_RaisingFn.kind)
+
+
+def _graph_raising_in(where, kind):
+    """(leaf, output) where backward from output raises `kind` inside `where`."""
+    x = torch.ones(3, requires_grad=True)
+    if where == "leaf hook":
+        x.register_hook(lambda g: _raise(kind))
+        return x, (x * 2).sum()
+    if where == "non-leaf hook":
+        y = x * 2
+        y.register_hook(lambda g: _raise(kind))
+        return x, y.sum()
+    if where == "node prehook":
+        y = x * 2
+        y.grad_fn.register_prehook(lambda gout: _raise(kind))
+        return x, y.sum()
+    if where == "node posthook":
+        y = x * 2
+        y.grad_fn.register_hook(lambda gin, gout: _raise(kind))
+        return x, y.sum()
+    if where == "Function.backward":
+        _RaisingFn.kind = kind
+        return x, _RaisingFn.apply(x).sum()
+    raise AssertionError(where)
+
+
+WHERE = ["leaf hook", "non-leaf hook", "node prehook", "node posthook", "Function.backward"]
+
+
+@pytest.mark.parametrize("entry", ["backward", "autograd.grad"])
+@pytest.mark.parametrize("kind", list(_EXC_EXPECT))
+@pytest.mark.parametrize("where", WHERE)
+def test_python_exception_in_backward_propagates_unchanged(where, kind, entry):
+    exc, msg = _EXC_EXPECT[kind]
+    x, out = _graph_raising_in(where, kind)
+    with pytest.raises(exc) as info:
+        if entry == "backward":
+            out.backward()
+        else:
+            torch.autograd.grad(out, x)
+    assert type(info.value) is exc and str(info.value) == msg
+    # The traceback still reaches the Python frame that raised.
+    assert "_raise" in [f.name for f in info.traceback]
+    # The engine is usable afterwards.
+    a = torch.ones(2, requires_grad=True)
+    (a * 3).sum().backward()
+    assert a.grad.tolist() == [3.0, 3.0]
+
+
+def test_python_exception_in_backward_keeps_no_references():
+    import sys
+    err = _HookError("kept?")
+
+    def hook(g):
+        raise err
+    base = sys.getrefcount(err)
+    for _ in range(3):
+        x = torch.ones(2, requires_grad=True)
+        x.register_hook(hook)
+        with pytest.raises(_HookError) as info:
+            (x * 2).sum().backward()
+        assert info.value is err
+        del info
+        err.__traceback__ = None  # the traceback's frames refer back to this test
+    gc.collect()
+    assert sys.getrefcount(err) == base
+
+
+def test_graph_is_reusable_after_an_exception_with_retain_graph():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    h = y.register_hook(lambda g: _raise("ValueError"))
+    out = (y * y).sum()
+    with pytest.raises(ValueError, match="bad value"):
+        out.backward(retain_graph=True)
+    h.remove()
+    out.backward()
+    assert x.grad.tolist() == [8.0, 8.0]

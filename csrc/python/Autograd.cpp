@@ -37,31 +37,13 @@ struct PyRef {
   }
 };
 
-static std::string fetch_python_error() {
-  PyObject *t, *v, *tb;
-  PyErr_Fetch(&t, &v, &tb);
-  PyErr_NormalizeException(&t, &v, &tb);
-  std::string msg = "Python error";
-  if (v) {
-    PyObject* s = PyObject_Str(v);
-    if (s) {
-      msg = std::string(Py_TYPE(v)->tp_name) + ": " + PyUnicode_AsUTF8(s);
-      Py_DECREF(s);
-    }
-  }
-  Py_XDECREF(t);
-  Py_XDECREF(v);
-  Py_XDECREF(tb);
-  return msg;
-}
-
 // Calls a Python hook f(tensor) -> tensor or None.
 static ag::TensorBase call_tensor_hook(PyObject* fn, const ag::TensorBase& g) {
   GilGuard gil;
   PyObject* arg = wrap_tensor(g);
   PyObject* r = PyObject_CallOneArg(fn, arg);
   Py_DECREF(arg);
-  if (!r) TL_ERROR(fetch_python_error());
+  if (!r) throw python_error();
   ag::TensorBase out;
   if (r != Py_None) {
     if (!is_tensor(r)) {
@@ -88,7 +70,7 @@ static ag::variable_list tuple_to_tensors(PyObject* seq, const char* what) {
     return out;
   }
   PyObject* fast = PySequence_Fast(seq, what);
-  if (!fast) throw python_error_set();
+  if (!fast) throw python_error();  // also reached from hooks the engine runs
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* e = PySequence_Fast_GET_ITEM(fast, i);
@@ -175,9 +157,9 @@ static PyObject* node_register_hook(PyObject* self, PyObject* fn) {
     PyObject* r = PyObject_CallFunctionObjArgs(ref.o, a, b, nullptr);
     Py_DECREF(a);
     Py_DECREF(b);
-    if (!r) TL_ERROR(fetch_python_error());
+    if (!r) throw python_error();
+    PyRef keep(r);
     ag::variable_list out = r == Py_None ? ag::variable_list() : tuple_to_tensors(r, "hook result");
-    Py_DECREF(r);
     return out;
   });
   return PyLong_FromLong(id);
@@ -192,9 +174,9 @@ static PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
     PyObject* a = tensors_to_tuple(gout);
     PyObject* r = PyObject_CallOneArg(ref.o, a);
     Py_DECREF(a);
-    if (!r) TL_ERROR(fetch_python_error());
+    if (!r) throw python_error();
+    PyRef keep(r);
     ag::variable_list out = r == Py_None ? ag::variable_list() : tuple_to_tensors(r, "prehook result");
-    Py_DECREF(r);
     return out;
   });
   return PyLong_FromLong(id);
@@ -280,28 +262,11 @@ class PyBackwardNode : public ag::Node {
       PyErr_Restore(et, ev, etb);
     }
     Py_DECREF(self_obj);
-    if (!r) {
-      PyObject *t, *v, *tb;
-      PyErr_Fetch(&t, &v, &tb);
-      PyErr_NormalizeException(&t, &v, &tb);
-      // Re-raise as the same kind of error, keeping Python's message.
-      std::string msg = "error in backward of " + name_;
-      c10::ErrorKind kind = c10::ErrorKind::Runtime;
-      if (v) {
-        PyObject* s = PyObject_Str(v);
-        if (s) msg = PyUnicode_AsUTF8(s);
-        Py_XDECREF(s);
-        if (PyErr_GivenExceptionMatches(t, PyExc_TypeError)) kind = c10::ErrorKind::Type;
-        else if (PyErr_GivenExceptionMatches(t, PyExc_ValueError)) kind = c10::ErrorKind::Value;
-        else if (PyErr_GivenExceptionMatches(t, PyExc_NotImplementedError)) kind = c10::ErrorKind::NotImplemented;
-      }
-      Py_XDECREF(t);
-      Py_XDECREF(v);
-      Py_XDECREF(tb);
-      c10::throw_error(kind, msg);
-    }
+    // The backward's own exception (type, message, traceback) reaches the
+    // caller of backward() / autograd.grad().
+    if (!r) throw python_error();
+    PyRef keep(r);
     ag::variable_list out = tuple_to_tensors(r, "backward");
-    Py_DECREF(r);
     TL_CHECK(out.size() == next_edges().size(), "function ", name_, " returned an incorrect number of gradients (expected ",
              next_edges().size(), ", got ", out.size(), ")");
     return out;
