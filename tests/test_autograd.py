@@ -1075,6 +1075,99 @@ def test_views_of_non_leaves_carry_gradients():
     np.testing.assert_allclose(np.asarray(a.grad), np.exp([[1.0, 0.0], [3.0, 0.0]]) * [[1, 0], [10, 0]])
 
 
+# ---------------------------------------------------------------- hooks that change a gradient's type or size
+
+def _leaf_and_hook_target(nonleaf):
+    x = torch.ones(3, requires_grad=True)
+    y = x * 1
+    return x, (y if nonleaf else x), y
+
+
+def _size5(g):
+    return torch.ones(5)
+
+
+HOOK_RESULT_CASES = [
+    # (hook, exception, exact message)
+    (lambda g: torch.ones(5), RuntimeError, "hook '<lambda>' has changed the size of value"),
+    (lambda g: torch.ones(1, 3), RuntimeError, "hook '<lambda>' has changed the size of value"),
+    (_size5, RuntimeError, "hook '_size5' has changed the size of value"),
+    (lambda g: torch.ones(3, dtype=torch.float64), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)"),
+    (lambda g: torch.ones(5, dtype=torch.float64), RuntimeError,  # type is checked before size, as in PyTorch
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)"),
+    (lambda g: torch.ones(3, dtype=torch.int64), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.LongTensor)"),
+    (lambda g: torch.ones(3, device="meta"), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.meta.FloatTensor)"),
+    (lambda g: 5, TypeError, "expected Variable, but hook returned 'int'"),
+]
+
+
+@pytest.mark.parametrize("nonleaf", [False, True], ids=["leaf", "non-leaf"])
+@pytest.mark.parametrize("hook,exc,msg", HOOK_RESULT_CASES)
+def test_tensor_hook_may_not_change_type_or_size(hook, exc, msg, nonleaf):
+    x, target, y = _leaf_and_hook_target(nonleaf)
+    target.register_hook(hook)
+    with pytest.raises(exc) as info:
+        (y * 2).sum().backward()
+    assert str(info.value) == msg
+    assert x.grad is None  # nothing was accumulated
+    x, target, y = _leaf_and_hook_target(nonleaf)
+    target.register_hook(hook)
+    with pytest.raises(exc) as info:
+        torch.autograd.grad((y * 2).sum(), x)
+    assert str(info.value) == msg
+
+
+def test_hook_results_of_the_same_type_and_size_are_taken():
+    x = torch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0, 20.0] and x.grad.dtype == torch.float32
+
+
+def test_node_hooks_may_not_change_size_or_count():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    h = y.grad_fn.register_prehook(lambda gout: (torch.ones(5),))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward(retain_graph=True)
+    assert str(info.value) == "hook '<lambda>' has changed the size of value"
+    h.remove()
+    h = y.grad_fn.register_prehook(lambda gout: (gout[0], gout[0]))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward(retain_graph=True)
+    assert str(info.value) == "hook '<lambda>' has returned an incorrect number of values (got 2, but expected 1)"
+    h.remove()
+    h = y.grad_fn.register_hook(lambda gin, gout: (gin[0].double(), gin[1]))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward(retain_graph=True)
+    assert str(info.value) == ("hook '<lambda>' has changed the type of value (was torch.FloatTensor got "
+                               "torch.DoubleTensor)")
+    h.remove()
+    y.sum().backward()  # the engine is usable after each error
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+@requires_torch
+@pytest.mark.parametrize("nonleaf", [False, True], ids=["leaf", "non-leaf"])
+def test_hook_type_and_size_messages_match_torch(nonleaf):
+    import torch as pt
+
+    def run(mod, make):
+        x = mod.ones(3, requires_grad=True)
+        y = x * 1
+        (y if nonleaf else x).register_hook(lambda g: make(mod))
+        try:
+            (y * 2).sum().backward()
+            return "ok"
+        except RuntimeError as e:
+            return str(e)
+    for make in (lambda m: m.ones(5), lambda m: m.ones(3, dtype=m.float64), lambda m: m.ones(2, dtype=m.int64)):
+        assert run(torch, make) == run(pt, make)
+
+
 # ---------------------------------------------------------------- Python exceptions raised during backward
 
 class _HookError(Exception):

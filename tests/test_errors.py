@@ -114,6 +114,10 @@ CASES = [
      exactly(NUMPY_RG)),
     ("np.array of a tensor requiring grad", lambda: np.array(tl.ones(2, requires_grad=True), dtype=np.float64),
      RuntimeError, exactly(NUMPY_RG)),
+    # autograd
+    ("hook changing a gradient's size", lambda: (lambda t: (t.register_hook(lambda g: tl.ones(5)),
+                                                            (t * 2).sum().backward()))(tl.ones(3, requires_grad=True)),
+     RuntimeError, exactly("hook '<lambda>' has changed the size of value")),
     # random
     ("randint empty range", lambda: tl.randint(5, 5, (3,)), RuntimeError, "."),
     ("bernoulli bad p", lambda: tl.bernoulli(tl.full((3,), 2.0)), RuntimeError, "."),

@@ -37,6 +37,41 @@ struct PyRef {
   }
 };
 
+// A hook's name for error messages: its __name__ (PyTorch's hook_name).
+static std::string hook_name(PyObject* hook) {
+  std::string name = "<unknown>";
+  if (PyObject* n = PyObject_GetAttrString(hook, "__name__")) {
+    if (PyUnicode_Check(n))
+      if (const char* u = PyUnicode_AsUTF8(n)) name = u;
+    Py_DECREF(n);
+  }
+  PyErr_Clear();
+  return name;
+}
+
+// The legacy type name Tensor.type() gives: torch.FloatTensor, torch.meta.DoubleTensor.
+static std::string legacy_type_name(const ag::TensorBase& t) {
+  std::string prefix = t.is_cpu() ? "torch." : "torch." + c10::deviceTypeName(t.device().type) + ".";
+  return prefix + c10::toString(t.scalar_type()) + "Tensor";
+}
+
+// A hook may replace a gradient only by one of the same type, device type and
+// size (PyTorch's check_variable_result, same messages); None keeps it.
+static void check_hook_result(PyObject* hook, const ag::TensorBase& original, const ag::TensorBase& result) {
+  if (!result.defined()) return;
+  TL_CHECK(original.defined(), "can't replace a None gradient with a non-None value");
+  if (original.scalar_type() != result.scalar_type() || original.device().type != result.device().type)
+    TL_ERROR("hook '", hook_name(hook), "' has changed the type of value (was ", legacy_type_name(original), " got ",
+             legacy_type_name(result), ")");
+  TL_CHECK(original.sizes().equals(result.sizes()), "hook '", hook_name(hook), "' has changed the size of value");
+}
+
+static void check_hook_results(PyObject* hook, const ag::variable_list& original, const ag::variable_list& result) {
+  TL_CHECK(result.size() == original.size(), "hook '", hook_name(hook), "' has returned an incorrect number of values (got ",
+           result.size(), ", but expected ", original.size(), ")");
+  for (size_t i = 0; i < result.size(); ++i) check_hook_result(hook, original[i], result[i]);
+}
+
 // Calls a Python hook f(tensor) -> tensor or None.
 static ag::TensorBase call_tensor_hook(PyObject* fn, const ag::TensorBase& g) {
   GilGuard gil;
@@ -47,12 +82,14 @@ static ag::TensorBase call_tensor_hook(PyObject* fn, const ag::TensorBase& g) {
   ag::TensorBase out;
   if (r != Py_None) {
     if (!is_tensor(r)) {
+      std::string got = type_name(r);
       Py_DECREF(r);
-      TL_CHECK_TYPE(false, "hook must return None or a Tensor");
+      TL_CHECK_TYPE(false, "expected Variable, but hook returned '", got, "'");
     }
     out = unpack(r);
   }
   Py_DECREF(r);
+  check_hook_result(fn, g, out);
   return out;
 }
 
@@ -160,6 +197,7 @@ static PyObject* node_register_hook(PyObject* self, PyObject* fn) {
     if (!r) throw python_error();
     PyRef keep(r);
     ag::variable_list out = r == Py_None ? ag::variable_list() : tuple_to_tensors(r, "hook result");
+    if (r != Py_None) check_hook_results(ref.o, gin, out);
     return out;
   });
   return PyLong_FromLong(id);
@@ -177,6 +215,7 @@ static PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
     if (!r) throw python_error();
     PyRef keep(r);
     ag::variable_list out = r == Py_None ? ag::variable_list() : tuple_to_tensors(r, "prehook result");
+    if (r != Py_None) check_hook_results(ref.o, gout, out);
     return out;
   });
   return PyLong_FromLong(id);
