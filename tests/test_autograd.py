@@ -1278,3 +1278,109 @@ def test_graph_is_reusable_after_an_exception_with_retain_graph():
     h.remove()
     out.backward()
     assert x.grad.tolist() == [8.0, 8.0]
+
+
+# ---------------------------------------------------------------- inference mode and inference tensors
+
+INFERENCE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+                 "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                 "details.")
+
+INFERENCE_WRITES = [
+    ("add_", lambda t: t.add_(1)),
+    ("mul_ (pointwise, tensor operand)", lambda t: t.mul_(torch.ones(2))),
+    ("+=", lambda t: t.__iadd__(1)),
+    ("copy_", lambda t: t.copy_(torch.zeros(2))),
+    ("fill_", lambda t: t.fill_(3)),
+    ("fill_ 0-dim tensor", lambda t: t.fill_(torch.tensor(3.0))),
+    ("setitem int", lambda t: t.__setitem__(0, 5.0)),
+    ("setitem slice", lambda t: t.__setitem__(slice(None), 5.0)),
+    ("setitem tensor", lambda t: t.__setitem__(slice(0, 2), torch.zeros(2))),
+    ("write through a view", lambda t: t[1:].add_(1)),
+    ("clamp_ (composite)", lambda t: t.clamp_(0, 1)),
+    ("cumsum_ (composite)", lambda t: t.cumsum_(0)),
+    ("uniform_", lambda t: t.uniform_()),
+    ("random_ (composite)", lambda t: t.random_(0, 3)),
+    ("out= pointwise", lambda t: torch.add(torch.ones(2), 1, out=t)),
+    ("out= reduction (composite)", lambda t: torch.sum(torch.ones(3, 2), 0, out=t)),
+    ("out= factory (composite)", lambda t: torch.zeros(2, out=t)),
+]
+
+
+@pytest.mark.parametrize("grad_mode", ["grad", "no_grad"])
+@pytest.mark.parametrize("name,write", INFERENCE_WRITES, ids=[c[0] for c in INFERENCE_WRITES])
+def test_inplace_on_inference_tensor_outside_inference_mode_raises(name, write, grad_mode):
+    with torch.inference_mode():
+        t = torch.ones(2)
+        write(t)  # inside inference mode every write is allowed
+    assert t.is_inference()
+    with (torch.no_grad() if grad_mode == "no_grad" else torch.enable_grad()):
+        with pytest.raises(RuntimeError) as info:
+            write(t)
+    assert str(info.value) == INFERENCE_MSG
+
+
+def test_inference_tensors_and_normal_tensors():
+    a = torch.ones(3)
+    assert not torch.is_inference_mode_enabled()
+    with torch.inference_mode():
+        assert torch.is_inference_mode_enabled() and not torch.is_grad_enabled()
+        t = torch.ones(2)
+        v = a[1:]              # a view of a normal tensor stays normal
+        v.add_(1)              # and a normal tensor may be written in inference mode
+        with torch.inference_mode(False):
+            assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+            assert not torch.ones(1).is_inference()
+        assert torch.is_inference_mode_enabled()
+    assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+    assert t.is_inference() and t[0:1].is_inference() and t.detach().is_inference()
+    assert not v.is_inference() and not a.is_inference() and a._version == 1
+    assert not (t + 1).is_inference()  # functional ops outside inference mode give normal tensors
+    assert t.tolist() == [1.0, 1.0] and t.sum().item() == 2.0
+    with pytest.raises(RuntimeError) as info:
+        t._version
+    assert str(info.value) == "Inference tensors do not track version counter."
+    with pytest.raises(RuntimeError) as info:
+        t.requires_grad_()
+    assert str(info.value) == "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+    c = t.clone()  # the documented way out
+    c.add_(1)
+    assert not c.is_inference() and c.tolist() == [2.0, 2.0]
+
+    @torch.inference_mode()
+    def make():
+        return torch.zeros(1)
+    assert make().is_inference() and not torch.is_inference_mode_enabled()
+
+
+def test_inference_mode_restored_on_exception():
+    with pytest.raises(ValueError):
+        with torch.inference_mode():
+            raise ValueError
+    assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+
+
+def test_custom_function_in_inference_mode():
+    with torch.inference_mode():
+        x = torch.ones(2)
+        y = _Exp.apply(x)
+    assert y.is_inference() and y.grad_fn is None
+
+
+@requires_torch
+def test_inference_messages_match_torch():
+    import torch as pt
+
+    def run(mod):
+        out = []
+        with mod.inference_mode():
+            t = mod.ones(2)
+        for f in (lambda: t.add_(1), lambda: t.copy_(mod.zeros(2)), lambda: t.__setitem__(0, 1.0),
+                  lambda: mod.add(mod.ones(2), 1, out=t), lambda: t._version, lambda: t.requires_grad_()):
+            try:
+                f()
+                out.append("ok")
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    assert run(torch) == run(pt)

@@ -20,6 +20,11 @@ def exactly(msg):
     return "^" + re.escape(msg) + "$"
 
 
+def inference_tensor():
+    with tl.inference_mode():
+        return tl.ones(2)
+
+
 NUMPY_RG = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 CASES = [
@@ -115,6 +120,12 @@ CASES = [
     ("np.array of a tensor requiring grad", lambda: np.array(tl.ones(2, requires_grad=True), dtype=np.float64),
      RuntimeError, exactly(NUMPY_RG)),
     # autograd
+    ("in-place on an inference tensor", lambda: inference_tensor().add_(1), RuntimeError,
+     exactly("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+             "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+             "details.")),
+    ("version of an inference tensor", lambda: inference_tensor()._version, RuntimeError,
+     exactly("Inference tensors do not track version counter.")),
     ("hook changing a gradient's size", lambda: (lambda t: (t.register_hook(lambda g: tl.ones(5)),
                                                             (t * 2).sum().backward()))(tl.ones(3, requires_grad=True)),
      RuntimeError, exactly("hook '<lambda>' has changed the size of value")),

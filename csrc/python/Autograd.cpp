@@ -8,6 +8,7 @@
 #include "PythonArgParser.h"
 #include "autograd/Engine.h"
 #include "autograd/FunctionsManual.h"
+#include "c10/TensorImpl.h"
 #include "ops/add.h"
 #include "ops/clone.h"
 
@@ -521,6 +522,13 @@ static PyObject* set_grad_enabled_py(PyObject*, PyObject* v) {
   Py_RETURN_NONE;
 }
 static PyObject* is_grad_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(ag::is_grad_enabled()); }
+static PyObject* set_inference_mode_py(PyObject*, PyObject* v) {
+  int on = PyObject_IsTrue(v);
+  if (on < 0) return nullptr;
+  c10::InferenceMode::set_enabled(on == 1);
+  Py_RETURN_NONE;
+}
+static PyObject* is_inference_mode_py(PyObject*, PyObject*) { return PyBool_FromLong(c10::InferenceMode::is_enabled()); }
 static PyObject* set_anomaly_py(PyObject*, PyObject* v) {
   ag::set_anomaly_enabled(PyObject_IsTrue(v) == 1);
   Py_RETURN_NONE;
@@ -551,6 +559,8 @@ void tl_init_autograd(MethodTables& t) {
   t.functions.emplace_back("", PyMethodDef{"_run_backward", run_backward_py, METH_VARARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_grad_enabled", set_grad_enabled_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"is_grad_enabled", is_grad_enabled_py, METH_NOARGS, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"_set_inference_mode", set_inference_mode_py, METH_O, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"is_inference_mode_enabled", is_inference_mode_py, METH_NOARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_anomaly_enabled", set_anomaly_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_is_anomaly_enabled", is_anomaly_py, METH_NOARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_stack_provider", set_stack_provider_py, METH_O, nullptr});

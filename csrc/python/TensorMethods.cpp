@@ -187,7 +187,13 @@ static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(un
 static PyObject* get_is_cpu(PyObject* self, void*) { return PyBool_FromLong(unpack(self).is_cpu()); }
 static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unpack(self).device().is_cuda()); }
 static PyObject* get_is_meta(PyObject* self, void*) { return PyBool_FromLong(unpack(self).is_meta()); }
-static PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(unpack(self)._version()); }
+static PyObject* get_version(PyObject* self, void*) {
+  TL_PY_BEGIN
+  const c10::TensorBase& t = unpack(self);
+  TL_CHECK(!t.unsafeGetTensorImpl()->is_inference(), "Inference tensors do not track version counter.");
+  return PyLong_FromUnsignedLong(t._version());
+  TL_PY_END
+}
 static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(unpack(self).itemsize()); }
 static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(unpack(self).nbytes()); }
 static PyObject* get_layout(PyObject*, void*) { return layout_object(c10::Layout::Strided); }
@@ -281,6 +287,9 @@ static PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(c10::isFloatingType(unpack(self).scalar_type()));
 }
 static PyObject* m_is_complex(PyObject*, PyObject*) { Py_RETURN_FALSE; }
+static PyObject* m_is_inference(PyObject* self, PyObject*) {
+  return PyBool_FromLong(unpack(self).unsafeGetTensorImpl()->is_inference());
+}
 static PyObject* m_item(PyObject* self, PyObject*) {
   TL_PY_BEGIN
   return item_object(unpack(self));
@@ -341,6 +350,7 @@ static PyMethodDef tensor_methods[] = {
     {"is_contiguous", (PyCFunction)(void (*)(void))m_is_contiguous, METH_VARARGS | METH_KEYWORDS, nullptr},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
     {"is_complex", m_is_complex, METH_NOARGS, nullptr},
+    {"is_inference", m_is_inference, METH_NOARGS, nullptr},
     {"item", m_item, METH_NOARGS, nullptr},
     {"__len__", m_len, METH_NOARGS, nullptr},
     {"_is_same", m_is_same, METH_O, nullptr},
