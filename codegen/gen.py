@@ -389,6 +389,16 @@ def py_signature(op: Op, name: str, method: bool, out_op: Op | None) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def functional_of(out: Op, group: list) -> Op | None:
+    """The functional overload an out= overload computes into its out= tensors:
+    same arguments once the out= ones are dropped."""
+    want = [(a.name, a.type, a.default) for a in out.schema.arguments if not (a.is_write and a.kwarg_only)]
+    for o in group:
+        if o.kind == "functional" and [(a.name, a.type, a.default) for a in o.schema.arguments] == want:
+            return o
+    return None
+
+
 # ----------------------------------------------------------------- building ops
 
 
@@ -632,7 +642,8 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
             try:
                 o.autograd = autograd_info(o, set(header_of), helpers, allow_missing,
                                            warn=lambda m, o=o: print(f"warning: {o.f.loc}: {o.schema.name}: {m}",
-                                                                     file=sys.stderr))
+                                                                     file=sys.stderr),
+                                           functional=functional_of(o, ops) if o.kind == "out" else None)
             except MissingHelper as e:
                 raise CodegenError(o.f.loc, f"{o.schema.name}: {e}") from e
             except Exception as e:  # a formula the translator can't handle: name the entry

@@ -1384,3 +1384,83 @@ def test_inference_messages_match_torch():
                 out.append(str(e))
         return out
     assert run(torch) == run(pt)
+
+
+# ---------------------------------------------------------------- out= and autograd
+
+OUT_MSG = ("{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments "
+           "requires grad.")
+
+
+def _rg(*shape):
+    return torch.zeros(*shape, requires_grad=True)
+
+
+OUT_AUTOGRAD_CASES = [
+    # (name, call(requires_grad-maker), error name or None when allowed, as PyTorch)
+    ("out= requires grad", lambda r: torch.add(torch.ones(2), 1, out=r(2)), "add"),
+    ("out= non-leaf requires grad", lambda r: torch.add(torch.ones(2), 1, out=r(2) * 1), "add"),
+    ("input requires grad", lambda r: torch.add(r(2), 1, out=torch.zeros(2)), "add"),
+    ("other requires grad", lambda r: torch.mul(torch.ones(2), r(2), out=torch.zeros(2)), "mul"),
+    ("unary", lambda r: torch.exp(r(2), out=torch.zeros(2)), "exp"),
+    ("zero-gradient op", lambda r: torch.floor(r(2), out=torch.zeros(2)), "floor"),
+    ("reduction (composite)", lambda r: torch.sum(r(3, 2), 0, out=torch.zeros(2)), "sum"),
+    ("reduction out= requires grad", lambda r: torch.sum(torch.ones(3, 2), 0, out=r(2)), "sum"),
+    ("cumsum", lambda r: torch.cumsum(r(2), 0, out=torch.zeros(2)), "cumsum"),
+    ("clamp", lambda r: torch.clamp(torch.ones(2), 0, 1, out=r(2)), "clamp"),
+    ("two outputs", lambda r: torch.max(torch.ones(2, 3), 1, out=(r(2), torch.zeros(2, dtype=torch.int64))), "max"),
+    ("two outputs, input", lambda r: torch.max(r(2, 3), 1, out=(torch.zeros(2), torch.zeros(2, dtype=torch.int64))),
+     "max"),
+    ("factory", lambda r: torch.zeros(2, out=r(2)), "aten::zeros"),
+    ("random factory", lambda r: torch.rand(2, out=r(2)), "aten::rand"),
+    # non-differentiable ops take requires-grad arguments
+    ("argmax", lambda r: torch.argmax(r(2, 3), 1, out=torch.zeros(2, dtype=torch.int64)), None),
+    ("comparison", lambda r: torch.eq(r(2), 1, out=torch.zeros(2, dtype=torch.bool)), None),
+    ("comparison into requires-grad out", lambda r: torch.eq(torch.ones(2), 1, out=r(2)), None),
+    ("any", lambda r: torch.any(r(2, 3), 1, out=torch.zeros(2, dtype=torch.bool)), None),
+]
+
+
+@pytest.mark.parametrize("name,call,err", OUT_AUTOGRAD_CASES, ids=[c[0] for c in OUT_AUTOGRAD_CASES])
+def test_out_variants_and_requires_grad(name, call, err):
+    if err is None:
+        call(_rg)
+    else:
+        with pytest.raises(RuntimeError) as info:
+            call(_rg)
+        assert str(info.value) == OUT_MSG.format(err)
+    with torch.no_grad():  # no graph is being recorded: allowed, as PyTorch
+        r = call(_rg)
+    for t in (r if isinstance(r, tuple) else (r,)):
+        assert t.grad_fn is None
+
+
+def test_out_variant_under_no_grad_writes_and_bumps():
+    out = torch.zeros(2, requires_grad=True)
+    with torch.no_grad():
+        r = torch.add(torch.ones(2), 1, out=out)
+    assert r is out and out.tolist() == [2.0, 2.0] and out._version == 1 and out.is_leaf
+
+
+@requires_torch
+def test_out_variants_and_requires_grad_match_torch():
+    import torch as pt
+    g = globals()  # the table's lambdas name `torch`: run them once per library
+    ours = g["torch"]
+
+    def run(mod):
+        def r(*shape):
+            return mod.zeros(*shape, requires_grad=True)
+        g["torch"] = mod
+        try:
+            res = []
+            for _, call, _ in OUT_AUTOGRAD_CASES:
+                try:
+                    call(r)
+                    res.append("ok")
+                except RuntimeError as e:
+                    res.append(str(e))
+            return res
+        finally:
+            g["torch"] = ours
+    assert run(pt) == run(ours)

@@ -120,6 +120,12 @@ CASES = [
     ("np.array of a tensor requiring grad", lambda: np.array(tl.ones(2, requires_grad=True), dtype=np.float64),
      RuntimeError, exactly(NUMPY_RG)),
     # autograd
+    ("out= requiring grad", lambda: tl.add(tl.ones(2), 1, out=tl.zeros(2, requires_grad=True)), RuntimeError,
+     exactly("add(): functions with out=... arguments don't support automatic differentiation, but one of the "
+             "arguments requires grad.")),
+    ("out= with an input requiring grad", lambda: tl.mul(tl.ones(2, requires_grad=True), 2, out=tl.zeros(2)),
+     RuntimeError, exactly("mul(): functions with out=... arguments don't support automatic differentiation, but one "
+                           "of the arguments requires grad.")),
     ("in-place on an inference tensor", lambda: inference_tensor().add_(1), RuntimeError,
      exactly("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
