@@ -399,6 +399,29 @@ def functional_of(out: Op, group: list) -> Op | None:
     return None
 
 
+def composite_versions(op: Op, key: str) -> dict | None:
+    """How the generated wrapper of a CompositeExplicitAutograd kernel settles
+    version counters (c10/Tensor.h, finish_composite_*): the (a!) arguments it
+    writes get one bump for the whole op, and a functional op's fresh results
+    start at 0, however many nested in-place ops the composite used. Views (an
+    aliasing return) and other backends' kernels are left alone."""
+    if key != "CompositeExplicitAutograd":
+        return None
+    s = op.schema
+    written = [a for a in s.arguments if a.is_write]
+    if written:
+        for a in written:
+            if a.type != BaseType("Tensor"):
+                raise CodegenError(op.f.loc, f"{s.name}: written argument '{a.name}' of type {a.type} is not "
+                                             "supported by composite version handling")
+        return dict(written=[a.name for a in written], fresh=[])
+    rets = s.returns
+    if not rets or any(r.annotation is not None or r.type != BaseType("Tensor") for r in rets):
+        return None
+    fresh = ["r_"] if len(rets) == 1 else [f"std::get<{i}>(r_)" for i in range(len(rets))]
+    return dict(written=[], fresh=fresh)
+
+
 # ----------------------------------------------------------------- building ops
 
 
@@ -434,7 +457,8 @@ def make_env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.globals.update(cpp_params=cpp_params, cpp_arg_types=cpp_arg_types, cpp_arg_names=cpp_arg_names,
-                       cpp_return_type=cpp_return_type, cpp_arg_type=cpp_arg_type)
+                       cpp_return_type=cpp_return_type, cpp_arg_type=cpp_arg_type,
+                       composite_versions=composite_versions)
     return env
 
 

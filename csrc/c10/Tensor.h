@@ -72,6 +72,21 @@ TensorBase wrapped_scalar_tensor(const Scalar& s);
 // The number held by a one-element tensor (any device with host-readable memory).
 Scalar item(const TensorBase& t);
 
+// Versions across composite kernels (used by the generated wrappers, op.cpp.j2).
+// A composite builds its result, or writes its (a!) arguments, through nested
+// in-place ops that each bump; as in PyTorch, where those run below the
+// ADInplaceOrView layer, the op as a whole is one write: a written argument
+// moves from `before` by exactly one, and a fresh result starts at version 0.
+inline void finish_composite_write(const TensorBase& t, uint32_t before) {
+  t.unsafeGetTensorImpl()->set_version(before);
+  t.bump_version();
+}
+inline void finish_composite_result(const TensorBase& t) {
+  // Fresh: nothing else (an input, a view) shares its version counter.
+  if (t.defined() && t.unsafeGetTensorImpl()->version_counter().use_count() == 1)
+    t.unsafeGetTensorImpl()->set_version(0);
+}
+
 }  // namespace c10
 
 namespace at {

@@ -78,6 +78,9 @@ class TensorImpl : public intrusive_ptr_target {
     if (TL_UNLIKELY(v->inference)) check_inference_write();
     v->version.fetch_add(1, std::memory_order_relaxed);
   }
+  // A composite kernel that wrote through nested in-place ops resets the
+  // count it started from before its own single bump (see op.cpp.j2).
+  void set_version(uint32_t v) { version_->version.store(v, std::memory_order_relaxed); }
   bool is_inference() const { return version_->inference; }
   const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
   void set_version_counter(intrusive_ptr<VersionCounter> v) { version_ = std::move(v); }
