@@ -168,6 +168,8 @@ class AutogradInfo:
     includes: set = field(default_factory=set)
     is_view: bool = False
     uses_grads: bool = False
+    out_args: list = field(default_factory=list)      # out=: the written tensors, checked with diff_args
+    out_error_name: str = ""                          # out=: how the error names the op
 
 
 def _is_tensor(t) -> bool:
@@ -181,13 +183,40 @@ class MissingHelper(Exception):
     pass
 
 
+def _out_info(op, functional) -> AutogradInfo | None:
+    """out= overloads record no graph. As PyTorch: when the op is
+    differentiable, an input or an out= tensor that requires grad (grad mode
+    on) is an error; a factory's out= tensor that requires grad is too (named
+    aten::op, the way PyTorch's fallback names it); a non-differentiable op
+    (argmax, eq, any ...) takes them as they are, so it needs no kernel."""
+    f, s = op.f, op.schema
+    fn = functional.f if functional is not None else f
+    # A pointwise op with a bool result (eq, isnan ...) has formulas only for
+    # its in-place form on float tensors; the function itself is not differentiable.
+    bool_result = fn.pointwise is not None and fn.pointwise.result == "bool"
+    differentiable = bool(fn.derivatives) and any(fn.output_differentiability or (True,)) and not bool_result
+    factory = not differentiable and bool({"factory", "random"} & (set(f.tags) | set(fn.tags)))
+    if not differentiable and not factory:
+        return None
+    base = s.name.name
+    info = AutogradInfo(node=_camel(base) + "Backward0", cls=op.ident + "_Node", kind="out")
+    info.diff_args = [a for a in s.arguments if _is_tensor(a.type) and not (a.is_write and a.kwarg_only)] \
+        if differentiable else []
+    info.out_args = [a for a in s.arguments if a.is_write and a.kwarg_only]
+    info.out_error_name = base if differentiable else f"aten::{base}"
+    return info
+
+
 def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
-                  allow_missing: bool = False, warn=None) -> AutogradInfo | None:
+                  allow_missing: bool = False, warn=None, functional=None) -> AutogradInfo | None:
     """None when the op needs no autograd kernel (no tensor in, no tensor out,
-    or CompositeImplicitAutograd: its parts record the graph)."""
+    or CompositeImplicitAutograd: its parts record the graph). `functional`:
+    for an out= overload, the functional overload it belongs to."""
     f, s = op.f, op.schema
     if any(k == "CompositeImplicitAutograd" for k, _ in f.dispatch) and op.pointwise is None:
         return None
+    if op.kind == "out":
+        return _out_info(op, functional)
     tensor_args = [a for a in s.arguments if _is_tensor(a.type) and not (a.is_write and a.kwarg_only)]
     rets = s.returns
     if not tensor_args or not rets or not all(r.type == BaseType("Tensor") for r in rets):
@@ -198,9 +227,6 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
         return None
     base = s.name.name.rstrip("_") if s.name.inplace else s.name.name
     info = AutogradInfo(node=_camel(base) + "Backward0", cls=op.ident + "_Node", kind=op.kind)
-    if op.kind == "out":
-        info.diff_args = tensor_args
-        return info
     diff = f.output_differentiability or tuple(True for _ in rets)
     if not any(diff):
         return None

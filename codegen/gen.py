@@ -389,6 +389,39 @@ def py_signature(op: Op, name: str, method: bool, out_op: Op | None) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def functional_of(out: Op, group: list) -> Op | None:
+    """The functional overload an out= overload computes into its out= tensors:
+    same arguments once the out= ones are dropped."""
+    want = [(a.name, a.type, a.default) for a in out.schema.arguments if not (a.is_write and a.kwarg_only)]
+    for o in group:
+        if o.kind == "functional" and [(a.name, a.type, a.default) for a in o.schema.arguments] == want:
+            return o
+    return None
+
+
+def composite_versions(op: Op, key: str) -> dict | None:
+    """How the generated wrapper of a CompositeExplicitAutograd kernel settles
+    version counters (c10/Tensor.h, finish_composite_*): the (a!) arguments it
+    writes get one bump for the whole op, and a functional op's fresh results
+    start at 0, however many nested in-place ops the composite used. Views (an
+    aliasing return) and other backends' kernels are left alone."""
+    if key != "CompositeExplicitAutograd":
+        return None
+    s = op.schema
+    written = [a for a in s.arguments if a.is_write]
+    if written:
+        for a in written:
+            if a.type != BaseType("Tensor"):
+                raise CodegenError(op.f.loc, f"{s.name}: written argument '{a.name}' of type {a.type} is not "
+                                             "supported by composite version handling")
+        return dict(written=[a.name for a in written], fresh=[])
+    rets = s.returns
+    if not rets or any(r.annotation is not None or r.type != BaseType("Tensor") for r in rets):
+        return None
+    fresh = ["r_"] if len(rets) == 1 else [f"std::get<{i}>(r_)" for i in range(len(rets))]
+    return dict(written=[], fresh=fresh)
+
+
 # ----------------------------------------------------------------- building ops
 
 
@@ -424,7 +457,8 @@ def make_env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.globals.update(cpp_params=cpp_params, cpp_arg_types=cpp_arg_types, cpp_arg_names=cpp_arg_names,
-                       cpp_return_type=cpp_return_type, cpp_arg_type=cpp_arg_type)
+                       cpp_return_type=cpp_return_type, cpp_arg_type=cpp_arg_type,
+                       composite_versions=composite_versions)
     return env
 
 
@@ -636,7 +670,8 @@ def generate(yaml_path: str, out_dir: str, pyi_dir: str | None, backends=("CPU",
             try:
                 o.autograd = autograd_info(o, set(header_of), helpers, allow_missing,
                                            warn=lambda m, o=o: print(f"warning: {o.f.loc}: {o.schema.name}: {m}",
-                                                                     file=sys.stderr))
+                                                                     file=sys.stderr),
+                                           functional=functional_of(o, ops) if o.kind == "out" else None)
             except MissingHelper as e:
                 raise CodegenError(o.f.loc, f"{o.schema.name}: {e}") from e
             except Exception as e:  # a formula the translator can't handle: name the entry

@@ -1073,3 +1073,394 @@ def test_views_of_non_leaves_carry_gradients():
     x = a.exp()
     (x.t()[0] * torch.tensor([1.0, 10.0])).sum().backward()
     np.testing.assert_allclose(np.asarray(a.grad), np.exp([[1.0, 0.0], [3.0, 0.0]]) * [[1, 0], [10, 0]])
+
+
+# ---------------------------------------------------------------- hooks that change a gradient's type or size
+
+def _leaf_and_hook_target(nonleaf):
+    x = torch.ones(3, requires_grad=True)
+    y = x * 1
+    return x, (y if nonleaf else x), y
+
+
+def _size5(g):
+    return torch.ones(5)
+
+
+HOOK_RESULT_CASES = [
+    # (hook, exception, exact message)
+    (lambda g: torch.ones(5), RuntimeError, "hook '<lambda>' has changed the size of value"),
+    (lambda g: torch.ones(1, 3), RuntimeError, "hook '<lambda>' has changed the size of value"),
+    (_size5, RuntimeError, "hook '_size5' has changed the size of value"),
+    (lambda g: torch.ones(3, dtype=torch.float64), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)"),
+    (lambda g: torch.ones(5, dtype=torch.float64), RuntimeError,  # type is checked before size, as in PyTorch
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)"),
+    (lambda g: torch.ones(3, dtype=torch.int64), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.LongTensor)"),
+    (lambda g: torch.ones(3, device="meta"), RuntimeError,
+     "hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.meta.FloatTensor)"),
+    (lambda g: 5, TypeError, "expected Variable, but hook returned 'int'"),
+]
+
+
+@pytest.mark.parametrize("nonleaf", [False, True], ids=["leaf", "non-leaf"])
+@pytest.mark.parametrize("hook,exc,msg", HOOK_RESULT_CASES)
+def test_tensor_hook_may_not_change_type_or_size(hook, exc, msg, nonleaf):
+    x, target, y = _leaf_and_hook_target(nonleaf)
+    target.register_hook(hook)
+    with pytest.raises(exc) as info:
+        (y * 2).sum().backward()
+    assert str(info.value) == msg
+    assert x.grad is None  # nothing was accumulated
+    x, target, y = _leaf_and_hook_target(nonleaf)
+    target.register_hook(hook)
+    with pytest.raises(exc) as info:
+        torch.autograd.grad((y * 2).sum(), x)
+    assert str(info.value) == msg
+
+
+def test_hook_results_of_the_same_type_and_size_are_taken():
+    x = torch.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0, 20.0] and x.grad.dtype == torch.float32
+
+
+def test_node_hooks_may_not_change_size_or_count():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    h = y.grad_fn.register_prehook(lambda gout: (torch.ones(5),))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward(retain_graph=True)
+    assert str(info.value) == "hook '<lambda>' has changed the size of value"
+    h.remove()
+    h = y.grad_fn.register_prehook(lambda gout: (gout[0], gout[0]))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward(retain_graph=True)
+    assert str(info.value) == "hook '<lambda>' has returned an incorrect number of values (got 2, but expected 1)"
+    h.remove()
+    h = y.grad_fn.register_hook(lambda gin, gout: (gin[0].double(), gin[1]))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward(retain_graph=True)
+    assert str(info.value) == ("hook '<lambda>' has changed the type of value (was torch.FloatTensor got "
+                               "torch.DoubleTensor)")
+    h.remove()
+    y.sum().backward()  # the engine is usable after each error
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+@requires_torch
+@pytest.mark.parametrize("nonleaf", [False, True], ids=["leaf", "non-leaf"])
+def test_hook_type_and_size_messages_match_torch(nonleaf):
+    import torch as pt
+
+    def run(mod, make):
+        x = mod.ones(3, requires_grad=True)
+        y = x * 1
+        (y if nonleaf else x).register_hook(lambda g: make(mod))
+        try:
+            (y * 2).sum().backward()
+            return "ok"
+        except RuntimeError as e:
+            return str(e)
+    for make in (lambda m: m.ones(5), lambda m: m.ones(3, dtype=m.float64), lambda m: m.ones(2, dtype=m.int64)):
+        assert run(torch, make) == run(pt, make)
+
+
+# ---------------------------------------------------------------- Python exceptions raised during backward
+
+class _HookError(Exception):
+    pass
+
+
+def _raise(kind):
+    if kind == "ZeroDivisionError":
+        return 1 / 0
+    if kind == "ValueError":
+        raise ValueError("bad value")
+    if kind == "KeyError":
+        return {}["k"]
+    if kind == "custom":
+        raise _HookError("custom", 42)
+    raise AssertionError(kind)
+
+
+_EXC_EXPECT = {"ZeroDivisionError": (ZeroDivisionError, "division by zero"), "ValueError": (ValueError, "bad value"),
+               "KeyError": (KeyError, "'k'"), "custom": (_HookError, "('custom', 42)")}
+
+
+class _RaisingFn(Function):
+    kind = None
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        return _raise(_RaisingFn.kind)
+
+
+def _graph_raising_in(where, kind):
+    """(leaf, output) where backward from output raises `kind` inside `where`."""
+    x = torch.ones(3, requires_grad=True)
+    if where == "leaf hook":
+        x.register_hook(lambda g: _raise(kind))
+        return x, (x * 2).sum()
+    if where == "non-leaf hook":
+        y = x * 2
+        y.register_hook(lambda g: _raise(kind))
+        return x, y.sum()
+    if where == "node prehook":
+        y = x * 2
+        y.grad_fn.register_prehook(lambda gout: _raise(kind))
+        return x, y.sum()
+    if where == "node posthook":
+        y = x * 2
+        y.grad_fn.register_hook(lambda gin, gout: _raise(kind))
+        return x, y.sum()
+    if where == "Function.backward":
+        _RaisingFn.kind = kind
+        return x, _RaisingFn.apply(x).sum()
+    raise AssertionError(where)
+
+
+WHERE = ["leaf hook", "non-leaf hook", "node prehook", "node posthook", "Function.backward"]
+
+
+@pytest.mark.parametrize("entry", ["backward", "autograd.grad"])
+@pytest.mark.parametrize("kind", list(_EXC_EXPECT))
+@pytest.mark.parametrize("where", WHERE)
+def test_python_exception_in_backward_propagates_unchanged(where, kind, entry):
+    exc, msg = _EXC_EXPECT[kind]
+    x, out = _graph_raising_in(where, kind)
+    with pytest.raises(exc) as info:
+        if entry == "backward":
+            out.backward()
+        else:
+            torch.autograd.grad(out, x)
+    assert type(info.value) is exc and str(info.value) == msg
+    # The traceback still reaches the Python frame that raised.
+    assert "_raise" in [f.name for f in info.traceback]
+    # The engine is usable afterwards.
+    a = torch.ones(2, requires_grad=True)
+    (a * 3).sum().backward()
+    assert a.grad.tolist() == [3.0, 3.0]
+
+
+def test_python_exception_in_backward_keeps_no_references():
+    import sys
+    err = _HookError("kept?")
+
+    def hook(g):
+        raise err
+    base = sys.getrefcount(err)
+    for _ in range(3):
+        x = torch.ones(2, requires_grad=True)
+        x.register_hook(hook)
+        with pytest.raises(_HookError) as info:
+            (x * 2).sum().backward()
+        assert info.value is err
+        del info
+        err.__traceback__ = None  # the traceback's frames refer back to this test
+    gc.collect()
+    assert sys.getrefcount(err) == base
+
+
+def test_graph_is_reusable_after_an_exception_with_retain_graph():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    h = y.register_hook(lambda g: _raise("ValueError"))
+    out = (y * y).sum()
+    with pytest.raises(ValueError, match="bad value"):
+        out.backward(retain_graph=True)
+    h.remove()
+    out.backward()
+    assert x.grad.tolist() == [8.0, 8.0]
+
+
+# ---------------------------------------------------------------- inference mode and inference tensors
+
+INFERENCE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+                 "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                 "details.")
+
+INFERENCE_WRITES = [
+    ("add_", lambda t: t.add_(1)),
+    ("mul_ (pointwise, tensor operand)", lambda t: t.mul_(torch.ones(2))),
+    ("+=", lambda t: t.__iadd__(1)),
+    ("copy_", lambda t: t.copy_(torch.zeros(2))),
+    ("fill_", lambda t: t.fill_(3)),
+    ("fill_ 0-dim tensor", lambda t: t.fill_(torch.tensor(3.0))),
+    ("setitem int", lambda t: t.__setitem__(0, 5.0)),
+    ("setitem slice", lambda t: t.__setitem__(slice(None), 5.0)),
+    ("setitem tensor", lambda t: t.__setitem__(slice(0, 2), torch.zeros(2))),
+    ("write through a view", lambda t: t[1:].add_(1)),
+    ("clamp_ (composite)", lambda t: t.clamp_(0, 1)),
+    ("cumsum_ (composite)", lambda t: t.cumsum_(0)),
+    ("uniform_", lambda t: t.uniform_()),
+    ("random_ (composite)", lambda t: t.random_(0, 3)),
+    ("out= pointwise", lambda t: torch.add(torch.ones(2), 1, out=t)),
+    ("out= reduction (composite)", lambda t: torch.sum(torch.ones(3, 2), 0, out=t)),
+    ("out= factory (composite)", lambda t: torch.zeros(2, out=t)),
+]
+
+
+@pytest.mark.parametrize("grad_mode", ["grad", "no_grad"])
+@pytest.mark.parametrize("name,write", INFERENCE_WRITES, ids=[c[0] for c in INFERENCE_WRITES])
+def test_inplace_on_inference_tensor_outside_inference_mode_raises(name, write, grad_mode):
+    with torch.inference_mode():
+        t = torch.ones(2)
+        write(t)  # inside inference mode every write is allowed
+    assert t.is_inference()
+    with (torch.no_grad() if grad_mode == "no_grad" else torch.enable_grad()):
+        with pytest.raises(RuntimeError) as info:
+            write(t)
+    assert str(info.value) == INFERENCE_MSG
+
+
+def test_inference_tensors_and_normal_tensors():
+    a = torch.ones(3)
+    assert not torch.is_inference_mode_enabled()
+    with torch.inference_mode():
+        assert torch.is_inference_mode_enabled() and not torch.is_grad_enabled()
+        t = torch.ones(2)
+        v = a[1:]              # a view of a normal tensor stays normal
+        v.add_(1)              # and a normal tensor may be written in inference mode
+        with torch.inference_mode(False):
+            assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+            assert not torch.ones(1).is_inference()
+        assert torch.is_inference_mode_enabled()
+    assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+    assert t.is_inference() and t[0:1].is_inference() and t.detach().is_inference()
+    assert not v.is_inference() and not a.is_inference() and a._version == 1
+    assert not (t + 1).is_inference()  # functional ops outside inference mode give normal tensors
+    assert t.tolist() == [1.0, 1.0] and t.sum().item() == 2.0
+    with pytest.raises(RuntimeError) as info:
+        t._version
+    assert str(info.value) == "Inference tensors do not track version counter."
+    with pytest.raises(RuntimeError) as info:
+        t.requires_grad_()
+    assert str(info.value) == "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+    c = t.clone()  # the documented way out
+    c.add_(1)
+    assert not c.is_inference() and c.tolist() == [2.0, 2.0]
+
+    @torch.inference_mode()
+    def make():
+        return torch.zeros(1)
+    assert make().is_inference() and not torch.is_inference_mode_enabled()
+
+
+def test_inference_mode_restored_on_exception():
+    with pytest.raises(ValueError):
+        with torch.inference_mode():
+            raise ValueError
+    assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+
+
+def test_custom_function_in_inference_mode():
+    with torch.inference_mode():
+        x = torch.ones(2)
+        y = _Exp.apply(x)
+    assert y.is_inference() and y.grad_fn is None
+
+
+@requires_torch
+def test_inference_messages_match_torch():
+    import torch as pt
+
+    def run(mod):
+        out = []
+        with mod.inference_mode():
+            t = mod.ones(2)
+        for f in (lambda: t.add_(1), lambda: t.copy_(mod.zeros(2)), lambda: t.__setitem__(0, 1.0),
+                  lambda: mod.add(mod.ones(2), 1, out=t), lambda: t._version, lambda: t.requires_grad_()):
+            try:
+                f()
+                out.append("ok")
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    assert run(torch) == run(pt)
+
+
+# ---------------------------------------------------------------- out= and autograd
+
+OUT_MSG = ("{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments "
+           "requires grad.")
+
+
+def _rg(*shape):
+    return torch.zeros(*shape, requires_grad=True)
+
+
+OUT_AUTOGRAD_CASES = [
+    # (name, call(requires_grad-maker), error name or None when allowed, as PyTorch)
+    ("out= requires grad", lambda r: torch.add(torch.ones(2), 1, out=r(2)), "add"),
+    ("out= non-leaf requires grad", lambda r: torch.add(torch.ones(2), 1, out=r(2) * 1), "add"),
+    ("input requires grad", lambda r: torch.add(r(2), 1, out=torch.zeros(2)), "add"),
+    ("other requires grad", lambda r: torch.mul(torch.ones(2), r(2), out=torch.zeros(2)), "mul"),
+    ("unary", lambda r: torch.exp(r(2), out=torch.zeros(2)), "exp"),
+    ("zero-gradient op", lambda r: torch.floor(r(2), out=torch.zeros(2)), "floor"),
+    ("reduction (composite)", lambda r: torch.sum(r(3, 2), 0, out=torch.zeros(2)), "sum"),
+    ("reduction out= requires grad", lambda r: torch.sum(torch.ones(3, 2), 0, out=r(2)), "sum"),
+    ("cumsum", lambda r: torch.cumsum(r(2), 0, out=torch.zeros(2)), "cumsum"),
+    ("clamp", lambda r: torch.clamp(torch.ones(2), 0, 1, out=r(2)), "clamp"),
+    ("two outputs", lambda r: torch.max(torch.ones(2, 3), 1, out=(r(2), torch.zeros(2, dtype=torch.int64))), "max"),
+    ("two outputs, input", lambda r: torch.max(r(2, 3), 1, out=(torch.zeros(2), torch.zeros(2, dtype=torch.int64))),
+     "max"),
+    ("factory", lambda r: torch.zeros(2, out=r(2)), "aten::zeros"),
+    ("random factory", lambda r: torch.rand(2, out=r(2)), "aten::rand"),
+    # non-differentiable ops take requires-grad arguments
+    ("argmax", lambda r: torch.argmax(r(2, 3), 1, out=torch.zeros(2, dtype=torch.int64)), None),
+    ("comparison", lambda r: torch.eq(r(2), 1, out=torch.zeros(2, dtype=torch.bool)), None),
+    ("comparison into requires-grad out", lambda r: torch.eq(torch.ones(2), 1, out=r(2)), None),
+    ("any", lambda r: torch.any(r(2, 3), 1, out=torch.zeros(2, dtype=torch.bool)), None),
+]
+
+
+@pytest.mark.parametrize("name,call,err", OUT_AUTOGRAD_CASES, ids=[c[0] for c in OUT_AUTOGRAD_CASES])
+def test_out_variants_and_requires_grad(name, call, err):
+    if err is None:
+        call(_rg)
+    else:
+        with pytest.raises(RuntimeError) as info:
+            call(_rg)
+        assert str(info.value) == OUT_MSG.format(err)
+    with torch.no_grad():  # no graph is being recorded: allowed, as PyTorch
+        r = call(_rg)
+    for t in (r if isinstance(r, tuple) else (r,)):
+        assert t.grad_fn is None
+
+
+def test_out_variant_under_no_grad_writes_and_bumps():
+    out = torch.zeros(2, requires_grad=True)
+    with torch.no_grad():
+        r = torch.add(torch.ones(2), 1, out=out)
+    assert r is out and out.tolist() == [2.0, 2.0] and out._version == 1 and out.is_leaf
+
+
+@requires_torch
+def test_out_variants_and_requires_grad_match_torch():
+    import torch as pt
+    g = globals()  # the table's lambdas name `torch`: run them once per library
+    ours = g["torch"]
+
+    def run(mod):
+        def r(*shape):
+            return mod.zeros(*shape, requires_grad=True)
+        g["torch"] = mod
+        try:
+            res = []
+            for _, call, _ in OUT_AUTOGRAD_CASES:
+                try:
+                    call(r)
+                    res.append("ok")
+                except RuntimeError as e:
+                    res.append(str(e))
+            return res
+        finally:
+            g["torch"] = ours
+    assert run(pt) == run(ours)

@@ -167,3 +167,146 @@ def test_set_num_threads():
     tl.set_num_threads(old)
     with pytest.raises(ValueError):
         tl.set_num_threads(0)
+
+
+# ---------------------------------------------------------------- version counter
+
+def _delta(make, act):
+    """make(T) -> (watched, target); act(T, target); returns how far watched._version moved."""
+    def run(T):
+        watched, target = make(T)
+        v0 = watched._version
+        act(T, target)
+        return watched._version - v0
+    return run
+
+
+def _fresh(make):
+    return lambda T: make(T)._version
+
+
+def _plain(T):
+    a = T.ones(4)
+    return a, a
+
+
+def _view(T):
+    a = T.ones(4)
+    return a, a[1:]
+
+
+def _nonleaf(T):
+    y = T.ones(4, requires_grad=True) * 1
+    return y, y
+
+
+def _no_grad(act):
+    def run(T, t):
+        with T.no_grad():
+            act(T, t)
+    return run
+
+
+def _grad_version(backwards):
+    def run(T):
+        x = T.ones(3, requires_grad=True)
+        for _ in range(backwards):
+            (x * 2).sum().backward()
+        return x.grad._version
+    return run
+
+
+def _watch_view(T):
+    v = T.ones(4)[1:]
+    return v, v
+
+
+# PyTorch's counts: every in-place op, out= op, copy_ and setitem moves the
+# version by exactly one, however its kernel is built (a composite writing
+# through nested in-place ops, a factory filling a fresh tensor); a fresh
+# result starts at 0.
+VERSION_CASES = [
+    # fresh results
+    ("ones", _fresh(lambda T: T.ones(3)), 0),
+    ("zeros", _fresh(lambda T: T.zeros(3)), 0),
+    ("full", _fresh(lambda T: T.full((3,), 2.0)), 0),
+    ("eye", _fresh(lambda T: T.eye(3)), 0),
+    ("rand", _fresh(lambda T: T.rand(3)), 0),
+    ("randn", _fresh(lambda T: T.randn(3)), 0),
+    ("randint", _fresh(lambda T: T.randint(0, 3, (3,))), 0),
+    ("bernoulli", _fresh(lambda T: T.bernoulli(T.ones(3) * 0.5)), 0),
+    ("ones_like", _fresh(lambda T: T.ones_like(T.empty(2))), 0),
+    ("full_like", _fresh(lambda T: T.full_like(T.empty(2), 3)), 0),
+    ("randn_like", _fresh(lambda T: T.randn_like(T.empty(2))), 0),
+    ("new_ones", _fresh(lambda T: T.empty(2).new_ones(3)), 0),
+    ("clone", _fresh(lambda T: T.empty(2).clone()), 0),
+    ("to", _fresh(lambda T: T.ones(2).to(T.float64)), 0),
+    ("contiguous", _fresh(lambda T: T.ones(2, 2).t().contiguous()), 0),
+    ("detach of a fresh tensor", _fresh(lambda T: T.ones(2).detach()), 0),
+    ("meta ones", _fresh(lambda T: T.ones(3, device="meta")), 0),
+    ("x.grad after one backward", _grad_version(1), 0),
+    ("x.grad after two backwards", _grad_version(2), 1),
+    # in-place ops
+    ("add_", _delta(_plain, lambda T, t: t.add_(1)), 1),
+    ("add_ on a view (base)", _delta(_view, lambda T, t: t.add_(1)), 1),
+    ("add_ on a view (view)", _delta(_watch_view, lambda T, t: t.add_(1)), 1),
+    ("add_ on a non-leaf", _delta(_nonleaf, lambda T, t: t.add_(1)), 1),
+    ("add_ of a requires-grad tensor", _delta(_plain, lambda T, t: t.add_(T.ones(4, requires_grad=True))), 1),
+    ("add_ under no_grad", _delta(_plain, _no_grad(lambda T, t: t.add_(1))), 1),
+    ("add_ on a requires-grad leaf under no_grad",
+     _delta(lambda T: (lambda x: (x, x))(T.ones(4, requires_grad=True)), _no_grad(lambda T, t: t.add_(1))), 1),
+    ("+=", _delta(_plain, lambda T, t: t.__iadd__(1)), 1),
+    ("mul_ on a transposed view", _delta(lambda T: (lambda a: (a, a.t()))(T.ones(2, 3)), lambda T, t: t.mul_(2)), 1),
+    ("clamp_ (composite)", _delta(_view, lambda T, t: t.clamp_(0, 1)), 1),
+    ("clamp_ min only", _delta(_plain, lambda T, t: t.clamp_(min=0)), 1),
+    ("div_ rounding_mode (composite)", _delta(_plain, lambda T, t: t.div_(2, rounding_mode="floor")), 1),
+    ("cumsum_ (composite)", _delta(_view, lambda T, t: t.cumsum_(0)), 1),
+    ("copy_", _delta(_plain, lambda T, t: t.copy_(T.zeros(4))), 1),
+    ("copy_ into a view", _delta(_view, lambda T, t: t.copy_(T.zeros(3))), 1),
+    ("copy_ casting", _delta(_plain, lambda T, t: t.copy_(T.zeros(4, dtype=T.float64))), 1),
+    ("fill_", _delta(_view, lambda T, t: t.fill_(2)), 1),
+    ("fill_ 0-dim tensor", _delta(_plain, lambda T, t: t.fill_(T.tensor(2.0))), 1),
+    ("uniform_", _delta(_view, lambda T, t: t.uniform_()), 1),
+    ("normal_", _delta(_plain, lambda T, t: t.normal_()), 1),
+    ("bernoulli_", _delta(_plain, lambda T, t: t.bernoulli_(0.5)), 1),
+    ("random_ (composite)", _delta(_plain, lambda T, t: t.random_()), 1),
+    ("random_(to) (composite)", _delta(_plain, lambda T, t: t.random_(5)), 1),
+    ("random_(from, to)", _delta(_plain, lambda T, t: t.random_(0, 5)), 1),
+    ("meta add_", _delta(lambda T: (lambda a: (a, a))(T.ones(4, device="meta")), lambda T, t: t.add_(1)), 1),
+    # setitem
+    ("setitem int", _delta(_plain, lambda T, t: t.__setitem__(0, 5.0)), 1),
+    ("setitem slice", _delta(_plain, lambda T, t: t.__setitem__(slice(1, 3), 5.0)), 1),
+    ("setitem tensor", _delta(_plain, lambda T, t: t.__setitem__(slice(0, 2), T.zeros(2))), 1),
+    ("setitem ...", _delta(_plain, lambda T, t: t.__setitem__(Ellipsis, 1.0)), 1),
+    ("setitem on a view", _delta(_view, lambda T, t: t.__setitem__(0, 1.0)), 1),
+    ("a[1:] += 1 (an in-place op, then setitem)", _delta(_plain, lambda T, t: t.__setitem__(
+        slice(1, None), t[1:].__iadd__(1))), 2),
+    # out=
+    ("out= pointwise", _delta(_plain, lambda T, t: T.add(T.ones(4), 1, out=t)), 1),
+    ("out= pointwise into a view", _delta(_view, lambda T, t: T.mul(T.ones(3), 2, out=t)), 1),
+    ("out= resized", _delta(lambda T: (lambda a: (a, a))(T.empty(0)), lambda T, t: T.add(T.ones(4), 1, out=t)), 1),
+    ("out= reduction (composite)", _delta(_plain, lambda T, t: T.sum(T.ones(2, 4), 0, out=t)), 1),
+    ("out= cumsum (composite)", _delta(_view, lambda T, t: T.cumsum(T.ones(3), 0, out=t)), 1),
+    ("out= clamp (composite)", _delta(_plain, lambda T, t: T.clamp(T.ones(4), 0, 1, out=t)), 1),
+    ("out= zeros (composite factory)", _delta(_plain, lambda T, t: T.zeros(4, out=t)), 1),
+    ("out= full", _delta(_plain, lambda T, t: T.full((4,), 2.0, out=t)), 1),
+    ("out= eye", _delta(lambda T: (lambda a: (a, a))(T.ones(3, 3)), lambda T, t: T.eye(3, out=t)), 1),
+    ("out= arange", _delta(_plain, lambda T, t: T.arange(4, out=t)), 1),
+    ("out= rand", _delta(_plain, lambda T, t: T.rand(4, out=t)), 1),
+    ("out= under no_grad", _delta(_nonleaf, _no_grad(lambda T, t: T.add(T.ones(4), 1, out=t))), 1),
+    ("out= two outputs (values)", _delta(lambda T: (lambda a: (a, a))(T.zeros(2)),
+                                         lambda T, t: T.max(T.ones(2, 3), 1, out=(t, T.zeros(2, dtype=T.int64)))), 1),
+    ("out= two outputs (indices)", _delta(lambda T: (lambda a: (a, a))(T.zeros(2, dtype=T.int64)),
+                                          lambda T, t: T.max(T.ones(2, 3), 1, out=(T.zeros(2), t))), 1),
+]
+
+
+@pytest.mark.parametrize("name,run,expected", VERSION_CASES, ids=[c[0] for c in VERSION_CASES])
+def test_version_counter(name, run, expected):
+    assert run(tl) == expected
+
+
+@requires_torch
+def test_version_counter_table_matches_pytorch():
+    import torch
+    assert {name: run(torch) for name, run, _ in VERSION_CASES} == {name: e for name, _, e in VERSION_CASES}

@@ -3,6 +3,8 @@ PyTorch raises, with a message naming the problem, and never crash the
 interpreter (the table runs in this process: a crash fails the whole run).
 Per-op error cases also live in tests/opinfo; this table covers calls that
 span areas (Python protocol, indexing, views, devices, dtypes, sizes)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,19 @@ import torchlike as tl
 x = tl.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 i = tl.tensor([1, 2, 3])
 m = tl.empty(2, 3, device="meta")
+
+
+def exactly(msg):
+    """A `match` pattern for exactly this message."""
+    return "^" + re.escape(msg) + "$"
+
+
+def inference_tensor():
+    with tl.inference_mode():
+        return tl.ones(2)
+
+
+NUMPY_RG = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 CASES = [
     # shapes
@@ -44,6 +59,23 @@ CASES = [
     ("negative step", lambda: x[::-1], ValueError, "step must be greater than zero"),
     ("float index", lambda: x[1.5], IndexError, "."),
     ("select on 0-d", lambda: tl.tensor(1.0).select(0, 0), IndexError, "0-dim"),
+    ("size(0) of 0-d", lambda: tl.tensor(1.0).size(0), IndexError,
+     exactly("Dimension specified as 0 but tensor has no dimensions")),
+    ("size(-1) of 0-d", lambda: tl.tensor(1.0).size(-1), IndexError,
+     exactly("Dimension specified as -1 but tensor has no dimensions")),
+    ("stride(0) of 0-d", lambda: tl.tensor(1.0).stride(0), IndexError,
+     exactly("Dimension specified as 0 but tensor has no dimensions")),
+    ("size(dim=) of 0-d", lambda: tl.tensor(1.0).size(dim=0), IndexError,
+     exactly("Dimension specified as 0 but tensor has no dimensions")),
+    ("size dim out of range", lambda: x.size(2), IndexError,
+     exactly("Dimension out of range (expected to be in range of [-2, 1], but got 2)")),
+    ("stride dim out of range", lambda: x.stride(-3), IndexError,
+     exactly("Dimension out of range (expected to be in range of [-2, 1], but got -3)")),
+    ("size of a float dim", lambda: x.size(1.5), TypeError,
+     exactly("size(): argument 'dim' (position 1) must be int, not float")),
+    ("stride of a bool dim", lambda: x.stride(True), TypeError,
+     exactly("stride(): argument 'dim' (position 1) must be int, not bool")),
+    ("size of a huge dim", lambda: x.size(2**70), ValueError, exactly("Overflow when unpacking long long")),
     ("as_strided out of storage", lambda: x.as_strided((10,), (1,)), RuntimeError, "out of bounds for storage"),
     ("narrow out of range", lambda: x.narrow(1, 2, 5), RuntimeError, "."),
     # dtypes
@@ -80,10 +112,42 @@ CASES = [
     # numpy interop
     ("negative strides", lambda: tl.from_numpy(np.arange(4.0)[::-1]), ValueError, "negative"),
     ("from_numpy of list", lambda: tl.from_numpy([1, 2]), TypeError, "expected np.ndarray"),
+    ("numpy() of a tensor requiring grad", lambda: tl.ones(2, requires_grad=True).numpy(), RuntimeError,
+     exactly(NUMPY_RG)),
+    ("numpy() of a non-leaf", lambda: (tl.ones(2, requires_grad=True) * 2).numpy(), RuntimeError, exactly(NUMPY_RG)),
+    ("np.asarray of a tensor requiring grad", lambda: np.asarray(tl.ones(2, requires_grad=True)), RuntimeError,
+     exactly(NUMPY_RG)),
+    ("np.array of a tensor requiring grad", lambda: np.array(tl.ones(2, requires_grad=True), dtype=np.float64),
+     RuntimeError, exactly(NUMPY_RG)),
+    # autograd
+    ("out= requiring grad", lambda: tl.add(tl.ones(2), 1, out=tl.zeros(2, requires_grad=True)), RuntimeError,
+     exactly("add(): functions with out=... arguments don't support automatic differentiation, but one of the "
+             "arguments requires grad.")),
+    ("out= with an input requiring grad", lambda: tl.mul(tl.ones(2, requires_grad=True), 2, out=tl.zeros(2)),
+     RuntimeError, exactly("mul(): functions with out=... arguments don't support automatic differentiation, but one "
+                           "of the arguments requires grad.")),
+    ("in-place on an inference tensor", lambda: inference_tensor().add_(1), RuntimeError,
+     exactly("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+             "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+             "details.")),
+    ("version of an inference tensor", lambda: inference_tensor()._version, RuntimeError,
+     exactly("Inference tensors do not track version counter.")),
+    ("hook changing a gradient's size", lambda: (lambda t: (t.register_hook(lambda g: tl.ones(5)),
+                                                            (t * 2).sum().backward()))(tl.ones(3, requires_grad=True)),
+     RuntimeError, exactly("hook '<lambda>' has changed the size of value")),
     # random
     ("randint empty range", lambda: tl.randint(5, 5, (3,)), RuntimeError, "."),
     ("bernoulli bad p", lambda: tl.bernoulli(tl.full((3,), 2.0)), RuntimeError, "."),
     ("generator bad state", lambda: tl.Generator().set_state(tl.zeros(3)), RuntimeError, "."),
+    ("seed of 2**64", lambda: tl.manual_seed(2**64), ValueError, exactly("Overflow when unpacking long long")),
+    ("seed below -2**63", lambda: tl.manual_seed(-2**63 - 1), ValueError, exactly("Overflow when unpacking long long")),
+    ("Generator seed of 2**64", lambda: tl.Generator().manual_seed(2**64), ValueError,
+     exactly("Overflow when unpacking long long")),
+    ("Generator seed of a float", lambda: tl.Generator().manual_seed(1.5), RuntimeError,
+     exactly("manual_seed expected a long, but got float")),
+    ("Generator seed of a bool", lambda: tl.Generator().manual_seed(True), RuntimeError,
+     exactly("manual_seed expected a long, but got bool")),
+    ("seed of None", lambda: tl.manual_seed(None), TypeError, "int\\(\\) argument must be"),
 ]
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
+from conftest import requires_torch
 
 FLOATS = [tl.float16, tl.bfloat16, tl.float32, tl.float64]
 
@@ -125,6 +126,57 @@ def test_seed_and_initial_seed():
     assert tl.initial_seed() == s and 0 <= s < 2**63
     tl.manual_seed(-1)  # negative seeds are taken modulo 2^64, as PyTorch does
     assert tl.initial_seed() == 2**64 - 1
+
+
+# (seed, initial_seed after torchlike.manual_seed, after Generator.manual_seed or the exception it raises)
+SEED_CASES = [
+    (0, 0, 0),
+    (2**64 - 1, 2**64 - 1, 2**64 - 1),
+    (2**63, 2**63, 2**63),
+    (-1, 2**64 - 1, 2**64 - 1),
+    (-2**63, 2**63, 2**63),
+    (2**64, ValueError, ValueError),
+    (-2**63 - 1, ValueError, ValueError),
+    (2**100, ValueError, ValueError),
+    (1.5, 1, RuntimeError),        # manual_seed() truncates with int(); Generator.manual_seed takes ints only
+    (-1.5, 2**64 - 1, RuntimeError),
+    (True, 1, RuntimeError),
+    ("7", 7, RuntimeError),
+    (np.int64(7), 7, 7),
+    (np.uint64(2**64 - 1), 2**64 - 1, 2**64 - 1),
+]
+
+
+@pytest.mark.parametrize("seed,by_module,by_generator", SEED_CASES, ids=[repr(c[0]) for c in SEED_CASES])
+def test_manual_seed_range(seed, by_module, by_generator):
+    for set_seed, get_seed, expect in ((tl.manual_seed, tl.initial_seed, by_module),
+                                       (lambda s: g.manual_seed(s), lambda: g.initial_seed(), by_generator)):
+        g = tl.Generator().manual_seed(12345)
+        tl.manual_seed(12345)
+        if isinstance(expect, type):
+            with pytest.raises(expect):
+                set_seed(seed)
+            assert get_seed() == 12345  # a refused seed leaves the generator as it was
+        else:
+            set_seed(seed)
+            assert get_seed() == expect
+
+
+@requires_torch
+def test_manual_seed_range_matches_pytorch():
+    import torch
+
+    def outcome(fn):
+        try:
+            return fn().initial_seed()
+        except Exception as e:  # noqa: BLE001 - comparing outcomes, any kind
+            return type(e).__name__, str(e)
+    for seed, _, _ in SEED_CASES:
+        assert outcome(lambda: tl.manual_seed(seed)) == outcome(lambda: torch.manual_seed(seed)), seed
+        if isinstance(seed, np.integer):
+            continue  # torch.Generator.manual_seed refuses NumPy ints ("an integer is required"); torchlike takes them
+        assert outcome(lambda: tl.Generator().manual_seed(seed)) == \
+            outcome(lambda: torch.Generator().manual_seed(seed)), seed
 
 
 # ---------------------------------------------------------------- dtypes and statistics

@@ -48,9 +48,10 @@ class Tensor(_C.TensorBase):
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def numpy(self, *, force=False):
-        """A NumPy array sharing this tensor's memory (CPU tensors only)."""
+        """A NumPy array sharing this tensor's memory (CPU tensors only). A
+        tensor that requires grad raises unless force=True (which detaches)."""
         import numpy as np
-        return np.asarray(self)
+        return np.asarray(self.detach() if force else self)
 
     def __format__(self, spec):
         if self.dim() == 0:

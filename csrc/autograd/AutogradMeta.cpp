@@ -31,6 +31,8 @@ void set_requires_grad(const TensorBase& t, bool v) {
                        "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   TL_CHECK(!v || c10::isFloatingType(t.scalar_type()),
            "only Tensors of floating point dtype can require gradients (got ", t.scalar_type(), ")");
+  TL_CHECK(!v || !t.unsafeGetTensorImpl()->is_inference() || c10::InferenceMode::is_enabled(),
+           "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   if (!v && !get_autograd_meta(t)) return;
   materialize_autograd_meta(t)->requires_grad = v;
 }

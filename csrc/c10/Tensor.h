@@ -34,8 +34,9 @@ class TensorBase {
 
   IntArrayRef sizes() const { return impl_->sizes(); }
   IntArrayRef strides() const { return impl_->strides(); }
-  int64_t size(int64_t d) const { return impl_->size(maybe_wrap_dim(d, dim())); }
-  int64_t stride(int64_t d) const { return impl_->stride(maybe_wrap_dim(d, dim())); }
+  // A 0-dim tensor has no dim to ask about (IndexError, as PyTorch).
+  int64_t size(int64_t d) const { return impl_->size(maybe_wrap_dim(d, dim(), /*wrap_scalar=*/false)); }
+  int64_t stride(int64_t d) const { return impl_->stride(maybe_wrap_dim(d, dim(), /*wrap_scalar=*/false)); }
   int64_t dim() const { return impl_->dim(); }
   int64_t numel() const { return impl_->numel(); }
   int64_t storage_offset() const { return impl_->storage_offset(); }
@@ -70,6 +71,21 @@ TensorBase scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device = D
 TensorBase wrapped_scalar_tensor(const Scalar& s);
 // The number held by a one-element tensor (any device with host-readable memory).
 Scalar item(const TensorBase& t);
+
+// Versions across composite kernels (used by the generated wrappers, op.cpp.j2).
+// A composite builds its result, or writes its (a!) arguments, through nested
+// in-place ops that each bump; as in PyTorch, where those run below the
+// ADInplaceOrView layer, the op as a whole is one write: a written argument
+// moves from `before` by exactly one, and a fresh result starts at version 0.
+inline void finish_composite_write(const TensorBase& t, uint32_t before) {
+  t.unsafeGetTensorImpl()->set_version(before);
+  t.bump_version();
+}
+inline void finish_composite_result(const TensorBase& t) {
+  // Fresh: nothing else (an input, a view) shares its version counter.
+  if (t.defined() && t.unsafeGetTensorImpl()->version_counter().use_count() == 1)
+    t.unsafeGetTensorImpl()->set_version(0);
+}
 
 }  // namespace c10
 

@@ -14,9 +14,39 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device)
   sizes_.resize(1, 0);
   strides_.resize(1, 1);
   numel_ = 0;
+  if (TL_UNLIKELY(detail::g_inference_mode_threads.load(std::memory_order_relaxed) != 0))
+    version_->inference = InferenceMode::is_enabled();
 }
 
 TensorImpl::~TensorImpl() = default;
+
+namespace detail {
+std::atomic<int> g_inference_mode_threads{0};
+}  // namespace detail
+
+namespace {
+struct InferenceModeTLS {
+  bool on = false;
+  ~InferenceModeTLS() {  // a thread that exits inside inference mode no longer counts
+    if (on) detail::g_inference_mode_threads.fetch_sub(1, std::memory_order_relaxed);
+  }
+};
+thread_local InferenceModeTLS tls_inference_mode;
+}  // namespace
+
+bool InferenceMode::is_enabled() { return tls_inference_mode.on; }
+
+void InferenceMode::set_enabled(bool enabled) {
+  if (enabled == tls_inference_mode.on) return;
+  tls_inference_mode.on = enabled;
+  detail::g_inference_mode_threads.fetch_add(enabled ? 1 : -1, std::memory_order_relaxed);
+}
+
+void TensorImpl::check_inference_write() const {
+  TL_CHECK(InferenceMode::is_enabled(),
+           "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+           "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
 
 DimVector contiguousStrides(IntArrayRef sizes) {
   DimVector st(sizes.size());
@@ -136,7 +166,7 @@ void StorageImpl::resize(size_t new_nbytes) {
 
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar) {
   if (ndim <= 0) {
-    TL_CHECK_INDEX(wrap_scalar, "dimension specified as ", dim, " but tensor has no dimensions");
+    TL_CHECK_INDEX(wrap_scalar, "Dimension specified as ", dim, " but tensor has no dimensions");
     ndim = 1;
   }
   int64_t lo = -ndim, hi = ndim - 1;

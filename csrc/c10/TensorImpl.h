@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include "DispatchKey.h"
+#include "Exception.h"
 #include "ScalarType.h"
 #include "SmallVector.h"
 #include "Storage.h"
@@ -15,7 +16,23 @@ namespace c10 {
 
 struct VersionCounter : intrusive_ptr_target {
   std::atomic<uint32_t> version{0};
+  // Set for a tensor allocated under inference mode (an "inference tensor");
+  // views share the counter, so a view of one is one too, and a view made in
+  // inference mode of a normal tensor stays normal, as in PyTorch.
+  bool inference = false;
 };
+
+// Inference mode (torch.inference_mode): thread-local. Tensors allocated while
+// it is on are inference tensors, which refuse in-place writes outside it.
+struct InferenceMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+namespace detail {
+// How many threads have inference mode on: allocation reads this plain global
+// and touches the thread-local flag only when some thread does.
+extern std::atomic<int> g_inference_mode_threads;
+}  // namespace detail
 
 // Filled in by the autograd layer; the core only needs to own and destroy it.
 struct AutogradMetaInterface {
@@ -53,7 +70,18 @@ class TensorImpl : public intrusive_ptr_target {
   void resize(IntArrayRef sizes);
 
   uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
-  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  // Every in-place write and out= result bumps once; an inference tensor may
+  // only be written inside inference mode (checked here, PyTorch's place: the
+  // write has happened, the error tells the caller it was not allowed).
+  void bump_version() {
+    VersionCounter* v = version_.get();
+    if (TL_UNLIKELY(v->inference)) check_inference_write();
+    v->version.fetch_add(1, std::memory_order_relaxed);
+  }
+  // A composite kernel that wrote through nested in-place ops resets the
+  // count it started from before its own single bump (see op.cpp.j2).
+  void set_version(uint32_t v) { version_->version.store(v, std::memory_order_relaxed); }
+  bool is_inference() const { return version_->inference; }
   const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
   void set_version_counter(intrusive_ptr<VersionCounter> v) { version_ = std::move(v); }
 
@@ -71,6 +99,7 @@ class TensorImpl : public intrusive_ptr_target {
 
  private:
   void refresh();
+  void check_inference_write() const;
 
   Storage storage_;
   DimVector sizes_, strides_;

@@ -8,6 +8,7 @@
 #include "PythonArgParser.h"
 #include "autograd/Engine.h"
 #include "autograd/FunctionsManual.h"
+#include "c10/TensorImpl.h"
 #include "ops/add.h"
 #include "ops/clone.h"
 
@@ -37,22 +38,39 @@ struct PyRef {
   }
 };
 
-static std::string fetch_python_error() {
-  PyObject *t, *v, *tb;
-  PyErr_Fetch(&t, &v, &tb);
-  PyErr_NormalizeException(&t, &v, &tb);
-  std::string msg = "Python error";
-  if (v) {
-    PyObject* s = PyObject_Str(v);
-    if (s) {
-      msg = std::string(Py_TYPE(v)->tp_name) + ": " + PyUnicode_AsUTF8(s);
-      Py_DECREF(s);
-    }
+// A hook's name for error messages: its __name__ (PyTorch's hook_name).
+static std::string hook_name(PyObject* hook) {
+  std::string name = "<unknown>";
+  if (PyObject* n = PyObject_GetAttrString(hook, "__name__")) {
+    if (PyUnicode_Check(n))
+      if (const char* u = PyUnicode_AsUTF8(n)) name = u;
+    Py_DECREF(n);
   }
-  Py_XDECREF(t);
-  Py_XDECREF(v);
-  Py_XDECREF(tb);
-  return msg;
+  PyErr_Clear();
+  return name;
+}
+
+// The legacy type name Tensor.type() gives: torch.FloatTensor, torch.meta.DoubleTensor.
+static std::string legacy_type_name(const ag::TensorBase& t) {
+  std::string prefix = t.is_cpu() ? "torch." : "torch." + c10::deviceTypeName(t.device().type) + ".";
+  return prefix + c10::toString(t.scalar_type()) + "Tensor";
+}
+
+// A hook may replace a gradient only by one of the same type, device type and
+// size (PyTorch's check_variable_result, same messages); None keeps it.
+static void check_hook_result(PyObject* hook, const ag::TensorBase& original, const ag::TensorBase& result) {
+  if (!result.defined()) return;
+  TL_CHECK(original.defined(), "can't replace a None gradient with a non-None value");
+  if (original.scalar_type() != result.scalar_type() || original.device().type != result.device().type)
+    TL_ERROR("hook '", hook_name(hook), "' has changed the type of value (was ", legacy_type_name(original), " got ",
+             legacy_type_name(result), ")");
+  TL_CHECK(original.sizes().equals(result.sizes()), "hook '", hook_name(hook), "' has changed the size of value");
+}
+
+static void check_hook_results(PyObject* hook, const ag::variable_list& original, const ag::variable_list& result) {
+  TL_CHECK(result.size() == original.size(), "hook '", hook_name(hook), "' has returned an incorrect number of values (got ",
+           result.size(), ", but expected ", original.size(), ")");
+  for (size_t i = 0; i < result.size(); ++i) check_hook_result(hook, original[i], result[i]);
 }
 
 // Calls a Python hook f(tensor) -> tensor or None.
@@ -61,16 +79,18 @@ static ag::TensorBase call_tensor_hook(PyObject* fn, const ag::TensorBase& g) {
   PyObject* arg = wrap_tensor(g);
   PyObject* r = PyObject_CallOneArg(fn, arg);
   Py_DECREF(arg);
-  if (!r) TL_ERROR(fetch_python_error());
+  if (!r) throw python_error();
   ag::TensorBase out;
   if (r != Py_None) {
     if (!is_tensor(r)) {
+      std::string got = type_name(r);
       Py_DECREF(r);
-      TL_CHECK_TYPE(false, "hook must return None or a Tensor");
+      TL_CHECK_TYPE(false, "expected Variable, but hook returned '", got, "'");
     }
     out = unpack(r);
   }
   Py_DECREF(r);
+  check_hook_result(fn, g, out);
   return out;
 }
 
@@ -88,7 +108,7 @@ static ag::variable_list tuple_to_tensors(PyObject* seq, const char* what) {
     return out;
   }
   PyObject* fast = PySequence_Fast(seq, what);
-  if (!fast) throw python_error_set();
+  if (!fast) throw python_error();  // also reached from hooks the engine runs
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* e = PySequence_Fast_GET_ITEM(fast, i);
@@ -175,9 +195,10 @@ static PyObject* node_register_hook(PyObject* self, PyObject* fn) {
     PyObject* r = PyObject_CallFunctionObjArgs(ref.o, a, b, nullptr);
     Py_DECREF(a);
     Py_DECREF(b);
-    if (!r) TL_ERROR(fetch_python_error());
+    if (!r) throw python_error();
+    PyRef keep(r);
     ag::variable_list out = r == Py_None ? ag::variable_list() : tuple_to_tensors(r, "hook result");
-    Py_DECREF(r);
+    if (r != Py_None) check_hook_results(ref.o, gin, out);
     return out;
   });
   return PyLong_FromLong(id);
@@ -192,9 +213,10 @@ static PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
     PyObject* a = tensors_to_tuple(gout);
     PyObject* r = PyObject_CallOneArg(ref.o, a);
     Py_DECREF(a);
-    if (!r) TL_ERROR(fetch_python_error());
+    if (!r) throw python_error();
+    PyRef keep(r);
     ag::variable_list out = r == Py_None ? ag::variable_list() : tuple_to_tensors(r, "prehook result");
-    Py_DECREF(r);
+    if (r != Py_None) check_hook_results(ref.o, gout, out);
     return out;
   });
   return PyLong_FromLong(id);
@@ -280,28 +302,11 @@ class PyBackwardNode : public ag::Node {
       PyErr_Restore(et, ev, etb);
     }
     Py_DECREF(self_obj);
-    if (!r) {
-      PyObject *t, *v, *tb;
-      PyErr_Fetch(&t, &v, &tb);
-      PyErr_NormalizeException(&t, &v, &tb);
-      // Re-raise as the same kind of error, keeping Python's message.
-      std::string msg = "error in backward of " + name_;
-      c10::ErrorKind kind = c10::ErrorKind::Runtime;
-      if (v) {
-        PyObject* s = PyObject_Str(v);
-        if (s) msg = PyUnicode_AsUTF8(s);
-        Py_XDECREF(s);
-        if (PyErr_GivenExceptionMatches(t, PyExc_TypeError)) kind = c10::ErrorKind::Type;
-        else if (PyErr_GivenExceptionMatches(t, PyExc_ValueError)) kind = c10::ErrorKind::Value;
-        else if (PyErr_GivenExceptionMatches(t, PyExc_NotImplementedError)) kind = c10::ErrorKind::NotImplemented;
-      }
-      Py_XDECREF(t);
-      Py_XDECREF(v);
-      Py_XDECREF(tb);
-      c10::throw_error(kind, msg);
-    }
+    // The backward's own exception (type, message, traceback) reaches the
+    // caller of backward() / autograd.grad().
+    if (!r) throw python_error();
+    PyRef keep(r);
     ag::variable_list out = tuple_to_tensors(r, "backward");
-    Py_DECREF(r);
     TL_CHECK(out.size() == next_edges().size(), "function ", name_, " returned an incorrect number of gradients (expected ",
              next_edges().size(), ", got ", out.size(), ")");
     return out;
@@ -517,6 +522,13 @@ static PyObject* set_grad_enabled_py(PyObject*, PyObject* v) {
   Py_RETURN_NONE;
 }
 static PyObject* is_grad_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(ag::is_grad_enabled()); }
+static PyObject* set_inference_mode_py(PyObject*, PyObject* v) {
+  int on = PyObject_IsTrue(v);
+  if (on < 0) return nullptr;
+  c10::InferenceMode::set_enabled(on == 1);
+  Py_RETURN_NONE;
+}
+static PyObject* is_inference_mode_py(PyObject*, PyObject*) { return PyBool_FromLong(c10::InferenceMode::is_enabled()); }
 static PyObject* set_anomaly_py(PyObject*, PyObject* v) {
   ag::set_anomaly_enabled(PyObject_IsTrue(v) == 1);
   Py_RETURN_NONE;
@@ -547,6 +559,8 @@ void tl_init_autograd(MethodTables& t) {
   t.functions.emplace_back("", PyMethodDef{"_run_backward", run_backward_py, METH_VARARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_grad_enabled", set_grad_enabled_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"is_grad_enabled", is_grad_enabled_py, METH_NOARGS, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"_set_inference_mode", set_inference_mode_py, METH_O, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"is_inference_mode_enabled", is_inference_mode_py, METH_NOARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_anomaly_enabled", set_anomaly_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_is_anomaly_enabled", is_anomaly_py, METH_NOARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_stack_provider", set_stack_provider_py, METH_O, nullptr});

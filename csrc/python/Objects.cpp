@@ -197,12 +197,35 @@ static PyObject* generator_pynew(PyTypeObject*, PyObject* args, PyObject* kwargs
   TL_PY_END
 }
 static c10::GeneratorImpl* gen_of(PyObject* self) { return reinterpret_cast<GeneratorObject*>(self)->gen.get(); }
+uint64_t unpack_seed(PyObject* seed) {
+  // PyTorch's Generator.manual_seed: an integer (a NumPy one too, not a bool)
+  // in [-2^63, 2^64); a negative seed is taken modulo 2^64.
+  bool integer = PyLong_Check(seed) && !PyBool_Check(seed);
+  if (!integer && !PyBool_Check(seed) && !PyFloat_Check(seed) && PyIndex_Check(seed))
+    integer = std::strncmp(Py_TYPE(seed)->tp_name, "numpy.", 6) == 0;
+  TL_CHECK(integer, "manual_seed expected a long, but got ", type_name(seed));
+  PyObject* i = PyNumber_Index(seed);
+  if (!i) throw python_error_set();
+  unsigned long long u = PyLong_AsUnsignedLongLong(i);
+  if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      Py_DECREF(i);
+      throw python_error_set();
+    }
+    PyErr_Clear();  // negative or too large: try as a signed value
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    TL_CHECK_VALUE(!overflow, "Overflow when unpacking long long");
+    return (uint64_t)v;
+  }
+  Py_DECREF(i);
+  return (uint64_t)u;
+}
+
 static PyObject* generator_manual_seed(PyObject* self, PyObject* seed) {
   TL_PY_BEGIN
-  // Python ints may be negative or exceed 63 bits: keep the low 64 bits as PyTorch does.
-  unsigned long long s = PyLong_AsUnsignedLongLongMask(seed);
-  if (PyErr_Occurred()) return nullptr;
-  gen_of(self)->set_seed(s);
+  gen_of(self)->set_seed(unpack_seed(seed));
   return Py_NewRef(self);
   TL_PY_END
 }

@@ -59,6 +59,8 @@ struct GeneratorObject {
 extern PyTypeObject GeneratorType;
 PyObject* generator_object(c10::Generator g);  // new reference
 inline bool is_generator(PyObject* o) { return PyObject_TypeCheck(o, &GeneratorType); }
+// A seed for manual_seed, range-checked as PyTorch does (see Objects.cpp).
+uint64_t unpack_seed(PyObject* seed);
 
 void init_object_types(PyObject* module);
 // Adds attributes to a type after PyType_Ready (other files extend TensorBase).

@@ -21,6 +21,8 @@ void translate_exception() {
       default: break;
     }
     PyErr_SetString(t, e.what());
+  } catch (python_error& e) {
+    e.restore();
   } catch (const python_error_set&) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "internal error: Python error expected");
   } catch (const std::bad_alloc&) {
@@ -32,6 +34,50 @@ void translate_exception() {
   }
 }
 
+python_error::python_error() {
+  PyErr_Fetch(&type_, &value_, &traceback_);
+  PyErr_NormalizeException(&type_, &value_, &traceback_);
+  if (!type_) {
+    msg_ = "internal error: Python error expected";
+    return;
+  }
+  if (traceback_ && value_) PyException_SetTraceback(value_, traceback_);
+  msg_ = reinterpret_cast<PyTypeObject*>(type_)->tp_name;
+  if (PyObject* s = value_ ? PyObject_Str(value_) : nullptr) {
+    if (const char* u = PyUnicode_AsUTF8(s)) msg_ += std::string(": ") + u;
+    Py_DECREF(s);
+  }
+  PyErr_Clear();  // from Str/AsUTF8; the exception itself is held here
+}
+
+python_error::python_error(const python_error& o)
+    : std::exception(o), type_(o.type_), value_(o.value_), traceback_(o.traceback_), msg_(o.msg_) {
+  if (!type_ && !value_ && !traceback_) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_XINCREF(type_);
+  Py_XINCREF(value_);
+  Py_XINCREF(traceback_);
+  PyGILState_Release(g);
+}
+
+python_error::~python_error() {
+  if (!type_ && !value_ && !traceback_) return;
+  if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_XDECREF(type_);
+  Py_XDECREF(value_);
+  Py_XDECREF(traceback_);
+  PyGILState_Release(g);
+}
+
+void python_error::restore() {
+  if (!type_) {
+    PyErr_SetString(PyExc_RuntimeError, msg_.c_str());
+    return;
+  }
+  PyErr_Restore(type_, value_, traceback_);  // steals the references
+  type_ = value_ = traceback_ = nullptr;
+}
 
 // ------------------------------------------------------------------ helpers
 

@@ -22,6 +22,28 @@ void translate_exception();
 // Thrown when a Python API call failed and already set the Python error.
 struct python_error_set : std::exception {};
 
+// A Python exception raised by Python code that C++ called back (a tensor or
+// node hook, a custom Function's backward), carried through C++ that may run
+// without the GIL (the autograd engine). Construction takes the pending error
+// (GIL held); translate_exception() puts it back, so the caller gets the
+// original exception object, its type and its traceback.
+class python_error : public std::exception {
+ public:
+  python_error();  // fetches the current Python error; needs the GIL
+  python_error(const python_error& o);
+  python_error& operator=(const python_error&) = delete;
+  ~python_error() override;  // takes the GIL to drop what it still holds
+  const char* what() const noexcept override { return msg_.c_str(); }
+  // Hands the exception back to the interpreter (GIL held); once only.
+  void restore();
+
+ private:
+  PyObject* type_ = nullptr;
+  PyObject* value_ = nullptr;
+  PyObject* traceback_ = nullptr;
+  std::string msg_;  // "ValueError: ...", for C++ code that catches std::exception
+};
+
 #define TL_PY_BEGIN try {
 #define TL_PY_END                         \
   }                                       \

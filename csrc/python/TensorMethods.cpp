@@ -191,7 +191,13 @@ static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(un
 static PyObject* get_is_cpu(PyObject* self, void*) { return PyBool_FromLong(unpack(self).is_cpu()); }
 static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unpack(self).device().is_cuda()); }
 static PyObject* get_is_meta(PyObject* self, void*) { return PyBool_FromLong(unpack(self).is_meta()); }
-static PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(unpack(self)._version()); }
+static PyObject* get_version(PyObject* self, void*) {
+  TL_PY_BEGIN
+  const c10::TensorBase& t = unpack(self);
+  TL_CHECK(!t.unsafeGetTensorImpl()->is_inference(), "Inference tensors do not track version counter.");
+  return PyLong_FromUnsignedLong(t._version());
+  TL_PY_END
+}
 static PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(unpack(self).itemsize()); }
 static PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromSize_t(unpack(self).nbytes()); }
 static PyObject* get_layout(PyObject*, void*) { return layout_object(c10::Layout::Strided); }
@@ -223,26 +229,45 @@ static PyObject* size_tuple(c10::IntArrayRef s) {
   return r;
 }
 
-static PyObject* m_size(PyObject* self, PyObject* args) {
+// The `dim` argument of size()/stride(): an integer (not bool), as PyTorch's parser takes it.
+static bool parse_dim_arg(PyObject* args, PyObject* kwargs, PyObject** dim) {
+  static const char* kw[] = {"dim", nullptr};
+  *dim = nullptr;
+  return PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(kw), dim) != 0;
+}
+static int64_t unpack_dim(const char* fn, PyObject* dim) {
+  TL_CHECK_TYPE(!PyBool_Check(dim) && !PyFloat_Check(dim) && PyIndex_Check(dim), fn,
+                "(): argument 'dim' (position 1) must be int, not ", type_name(dim));
+  PyObject* i = PyNumber_Index(dim);
+  if (!i) throw python_error_set();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (v == -1 && PyErr_Occurred()) throw python_error_set();
+  TL_CHECK_VALUE(!overflow, "Overflow when unpacking long long");
+  return v;
+}
+
+static PyObject* m_size(PyObject* self, PyObject* args, PyObject* kwargs) {
   TL_PY_BEGIN
-  PyObject* dim = nullptr;
-  if (!PyArg_ParseTuple(args, "|O", &dim)) return nullptr;
+  PyObject* dim;
+  if (!parse_dim_arg(args, kwargs, &dim)) return nullptr;
   const c10::TensorBase& t = unpack(self);
   if (!dim || dim == Py_None) return size_tuple(t.sizes());
-  return PyLong_FromLongLong(t.size(PyLong_AsLongLong(dim)));
+  return PyLong_FromLongLong(t.size(unpack_dim("size", dim)));
   TL_PY_END
 }
-static PyObject* m_stride(PyObject* self, PyObject* args) {
+static PyObject* m_stride(PyObject* self, PyObject* args, PyObject* kwargs) {
   TL_PY_BEGIN
-  PyObject* dim = nullptr;
-  if (!PyArg_ParseTuple(args, "|O", &dim)) return nullptr;
+  PyObject* dim;
+  if (!parse_dim_arg(args, kwargs, &dim)) return nullptr;
   const c10::TensorBase& t = unpack(self);
   if (!dim || dim == Py_None) {
     PyObject* tup = PyTuple_New(t.dim());
     for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(t.strides()[i]));
     return tup;
   }
-  return PyLong_FromLongLong(t.stride(PyLong_AsLongLong(dim)));
+  return PyLong_FromLongLong(t.stride(unpack_dim("stride", dim)));
   TL_PY_END
 }
 static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack(self).dim()); }
@@ -266,6 +291,9 @@ static PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(c10::isFloatingType(unpack(self).scalar_type()));
 }
 static PyObject* m_is_complex(PyObject*, PyObject*) { Py_RETURN_FALSE; }
+static PyObject* m_is_inference(PyObject* self, PyObject*) {
+  return PyBool_FromLong(unpack(self).unsafeGetTensorImpl()->is_inference());
+}
 static PyObject* m_item(PyObject* self, PyObject*) {
   TL_PY_BEGIN
   return item_object(unpack(self));
@@ -312,8 +340,8 @@ static PyObject* m_make_subclass(PyObject*, PyObject* args) {
 }
 
 static PyMethodDef tensor_methods[] = {
-    {"size", m_size, METH_VARARGS, nullptr},
-    {"stride", m_stride, METH_VARARGS, nullptr},
+    {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, nullptr},
     {"dim", m_dim, METH_NOARGS, nullptr},
     {"ndimension", m_dim, METH_NOARGS, nullptr},
     {"numel", m_numel, METH_NOARGS, nullptr},
@@ -326,6 +354,7 @@ static PyMethodDef tensor_methods[] = {
     {"is_contiguous", (PyCFunction)(void (*)(void))m_is_contiguous, METH_VARARGS | METH_KEYWORDS, nullptr},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
     {"is_complex", m_is_complex, METH_NOARGS, nullptr},
+    {"is_inference", m_is_inference, METH_NOARGS, nullptr},
     {"item", m_item, METH_NOARGS, nullptr},
     {"__len__", m_len, METH_NOARGS, nullptr},
     {"_is_same", m_is_same, METH_O, nullptr},

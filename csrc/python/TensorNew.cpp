@@ -9,6 +9,7 @@
 #include "Objects.h"
 #include "PythonArgParser.h"
 #include "aten/native/Copy.h"
+#include "autograd/AutogradMeta.h"
 
 namespace tl::python {
 
@@ -401,6 +402,10 @@ static const char* typestr(c10::ScalarType st) {
 static PyObject* get_array_interface(PyObject* self, void*) {
   TL_PY_BEGIN
   const c10::TensorBase& t = unpack(self);
+  // NumPy would share the memory but drop the graph: PyTorch refuses (numpy(),
+  // numpy.asarray); numpy(force=True) and detach() are the ways out.
+  TL_CHECK(!torchlike::autograd::requires_grad(t),
+           "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   TL_CHECK_TYPE(t.is_cpu(), "can't convert ", t.device(), " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   const char* ts = typestr(t.scalar_type());
   TL_CHECK_TYPE(ts, "Got unsupported ScalarType ", t.scalar_type(), " for numpy conversion");

@@ -148,9 +148,7 @@ static PyObject* rename_privateuse1(PyObject*, PyObject* name) {
 
 static PyObject* default_seed(PyObject*, PyObject* seed) {
   TL_PY_BEGIN
-  unsigned long long s = PyLong_AsUnsignedLongLongMask(seed);
-  if (PyErr_Occurred()) return nullptr;
-  c10::defaultGenerator(c10::DeviceType::CPU)->set_seed(s);
+  c10::defaultGenerator(c10::DeviceType::CPU)->set_seed(unpack_seed(seed));
   Py_RETURN_NONE;
   TL_PY_END
 }

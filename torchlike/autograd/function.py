@@ -47,11 +47,12 @@ class _SavedTensor:
         self.requires_grad = t.requires_grad
         self.producer = producer
         self.tensor = t.detach() if self.is_output else t
-        self.version = t._version
+        # Inference tensors track no version (and cannot change outside inference mode).
+        self.version = None if t.is_inference() else t._version
 
     def unpack(self, node):
         t = self.tensor
-        if t._version != self.version:
+        if self.version is not None and t._version != self.version:
             # PyTorch's wording (see SavedVariable.cpp): the producing node's
             # name without "Backward<N>"; a leaf has no "which is" part.
             gf = node if self.is_output else t.grad_fn

@@ -58,13 +58,28 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like no_grad (tensors made inside record no history)."""
+    """inference_mode(mode=True): grad mode off (on for mode=False), and tensors
+    allocated inside are inference tensors (Tensor.is_inference()): they never
+    join a graph, and writing one in place outside inference mode raises."""
 
     def __init__(self, mode=True):
-        self._enabled = not mode
+        self._mode = bool(mode)
+        self._enabled = not self._mode  # grad mode inside the block
+
+    def __enter__(self):
+        self._prev = _VF.is_grad_enabled()
+        self._prev_inference = _VF.is_inference_mode_enabled()
+        _VF._set_grad_enabled(self._enabled)
+        _VF._set_inference_mode(self._mode)
+        return self
+
+    def __exit__(self, *exc):
+        _VF._set_inference_mode(self._prev_inference)
+        _VF._set_grad_enabled(self._prev)
+        return False
 
     def __call__(self, fn):
-        mode = not self._enabled
+        mode = self._mode
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
