@@ -310,3 +310,35 @@ def test_version_counter(name, run, expected):
 def test_version_counter_table_matches_pytorch():
     import torch
     assert {name: run(torch) for name, run, _ in VERSION_CASES} == {name: e for name, _, e in VERSION_CASES}
+
+
+# ---------------------------------------------------------------- NumPy and autograd
+
+def test_numpy_of_a_tensor_requiring_grad():
+    x = tl.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        x.numpy()
+    assert str(info.value) == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+    a = x.numpy(force=True)  # detaches: shares memory, no graph
+    assert a.tolist() == [1.0, 1.0, 1.0] and x.requires_grad
+    with tl.no_grad():
+        x.mul_(2)
+    assert a.tolist() == [2.0, 2.0, 2.0]
+    assert (x * 2).numpy(force=True).tolist() == [4.0, 4.0, 4.0]
+    assert x.detach().numpy().tolist() == [2.0, 2.0, 2.0]
+    assert x.tolist() == [2.0, 2.0, 2.0] and x.sum().item() == 6.0  # tolist/item need no detach
+    assert tl.ones(2).numpy(force=True).tolist() == [1.0, 1.0]
+
+
+@requires_torch
+def test_numpy_of_a_tensor_requiring_grad_matches_pytorch():
+    import torch
+
+    def msg(mod, f):
+        try:
+            f(mod.ones(2, requires_grad=True))
+            return "ok"
+        except RuntimeError as e:
+            return str(e)
+    for f in (lambda t: t.numpy(), lambda t: np.asarray(t), lambda t: (t * 2).numpy(), lambda t: t.numpy(force=True)):
+        assert msg(tl, f) == msg(torch, f)

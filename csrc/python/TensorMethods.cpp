@@ -231,11 +231,21 @@ static PyObject* size_tuple(c10::IntArrayRef s) {
 
 // The `dim` argument of size()/stride(): an integer (not bool), as PyTorch's parser takes it.
 static bool parse_dim_arg(PyObject* args, PyObject* kwargs, PyObject** dim) {
-  static const char* kw[] = {"dim", nullptr};
   *dim = nullptr;
+  if (!kwargs && PyTuple_GET_SIZE(args) <= 1) {  // size() / size(d): no keyword parsing
+    if (PyTuple_GET_SIZE(args) == 1) *dim = PyTuple_GET_ITEM(args, 0);
+    return true;
+  }
+  static const char* kw[] = {"dim", nullptr};
   return PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(kw), dim) != 0;
 }
 static int64_t unpack_dim(const char* fn, PyObject* dim) {
+  if (PyLong_CheckExact(dim)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(dim, &overflow);
+    TL_CHECK_VALUE(!overflow, "Overflow when unpacking long long");
+    return v;
+  }
   TL_CHECK_TYPE(!PyBool_Check(dim) && !PyFloat_Check(dim) && PyIndex_Check(dim), fn,
                 "(): argument 'dim' (position 1) must be int, not ", type_name(dim));
   PyObject* i = PyNumber_Index(dim);
