@@ -565,6 +565,13 @@ def parsed_accessor(t) -> str:
     return PARSED_ACCESSOR[key]
 
 
+def _call_without_gil(cpp_name: str, args: list[str]) -> str:
+    """The kernel call of a binding: arguments converted with the GIL held, the
+    operator run without it (tl::python::call_without_gil)."""
+    fwd = "[](auto&&... a_) { return at::_ops::%s(std::forward<decltype(a_)>(a_)...); }" % cpp_name
+    return f"tl::python::call_without_gil({', '.join([fwd] + args)})"
+
+
 def binding_cases(entries, method: bool):
     """For each signature: how to call C++ with parsed arguments."""
     cases = []
@@ -572,7 +579,7 @@ def binding_cases(entries, method: bool):
         args = op.schema.arguments
         pos = {a.name: i for i, a in enumerate(args)}
         call_args = [f"r.{parsed_accessor(a.type)}({pos[a.name]})" for a in op.cpp_args]
-        case = dict(idx=idx, op=op, call=f"at::_ops::{op.cpp_name}({', '.join(call_args)})",
+        case = dict(idx=idx, op=op, call=_call_without_gil(op.cpp_name, call_args),
                     returns=op.schema.returns, out_call=None, out_index=len(args))
         if out is not None:
             o_args = []
@@ -583,7 +590,7 @@ def binding_cases(entries, method: bool):
                                   f"r.tensorlist({len(args)})[{outs.index(a)}]")
                 else:
                     o_args.append(f"r.{parsed_accessor(a.type)}({pos[a.name]})")
-            case["out_call"] = f"at::_ops::{out.cpp_name}({', '.join(o_args)})"
+            case["out_call"] = _call_without_gil(out.cpp_name, o_args)
         cases.append(case)
     return cases
 

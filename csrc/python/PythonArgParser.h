@@ -8,6 +8,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 #include "Objects.h"
@@ -139,6 +140,27 @@ struct MethodTables {
   std::vector<PyMethodDef> methods;
   void add(const char* module, bool method, const char* name, PyCFunction fn);
 };
+
+// ---- calling kernels
+
+// Runs f(args...) with the GIL released, as PyTorch's bindings do: other
+// Python threads run while a kernel does (two threads' matmuls overlap).
+// The arguments are converted from Python objects before, with the GIL held;
+// C++ that calls back into Python (hooks, custom Functions, buffer owners)
+// takes the GIL itself.
+struct GilRelease {
+  PyThreadState* state = PyEval_SaveThread();
+  GilRelease() = default;
+  GilRelease(const GilRelease&) = delete;
+  GilRelease& operator=(const GilRelease&) = delete;
+  ~GilRelease() { PyEval_RestoreThread(state); }
+};
+
+template <class F, class... A>
+auto call_without_gil(const F& f, A&&... args) {
+  GilRelease g;
+  return f(std::forward<A>(args)...);
+}
 
 // ---- C++ results to Python objects
 PyObject* wrap(c10::TensorBase t);

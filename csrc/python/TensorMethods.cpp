@@ -50,7 +50,7 @@ static PyObject* binary(PyObject* a, PyObject* b, F f) {
   TL_PY_BEGIN
   c10::TensorBase ta, tb;
   if (!operand(a, ta) || !operand(b, tb)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap_tensor(f(ta, tb));
+  return wrap_tensor(call_without_gil(f, ta, tb));
   TL_PY_END
 }
 
@@ -60,7 +60,7 @@ static PyObject* inplace(PyObject* a, PyObject* b, F f) {
   if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
   c10::TensorBase tb;
   if (!operand(b, tb)) Py_RETURN_NOTIMPLEMENTED;
-  f(unpack(a), tb);
+  call_without_gil(f, unpack(a), tb);
   return Py_NewRef(a);
   TL_PY_END
 }
