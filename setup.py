@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -120,7 +121,9 @@ def run_codegen():
 
 
 def build_extension():
+    t0 = time.perf_counter()
     generated = run_codegen()
+    t1 = time.perf_counter()
     handwritten = sorted(glob.glob(os.path.join(ROOT, "csrc", "**", "*.cpp"), recursive=True))
     out_so = os.path.join(NINJA_DIR, "_C" + sysconfig.get_config_var("EXT_SUFFIX"))
     write_build_ninja(handwritten + generated, out_so)
@@ -128,7 +131,19 @@ def build_extension():
     ninja = shutil.which("ninja")
     cmd = [ninja] if ninja else [sys.executable, "-m", "ninja"]
     subprocess.check_call(cmd + ["-C", NINJA_DIR, "-j", jobs])
+    t2 = time.perf_counter()
+    # Read by .ci/run, which prints the time of each phase.
+    with open(os.path.join(NINJA_DIR, "phase_times.txt"), "w") as fh:
+        fh.write(f"codegen {t1 - t0:.1f} s\ncompile and link ({jobs} jobs) {t2 - t1:.1f} s\n")
     return out_so
+
+
+def _install_copy(src, dest):
+    """Copy then rename: overwriting a loaded .so in place can crash the
+    processes that have it mapped (a running test run, say)."""
+    tmp = dest + ".tmp"
+    shutil.copy2(src, tmp)
+    os.replace(tmp, dest)
 
 
 class NinjaBuildExt(build_ext):
@@ -136,17 +151,17 @@ class NinjaBuildExt(build_ext):
         out_so = build_extension()
         dest = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
-        shutil.copy2(out_so, dest)
+        _install_copy(out_so, dest)
         # Editable installs import from the source tree: keep a copy next to the package.
         inplace = os.path.join(ROOT, "torchlike", os.path.basename(dest))
         if os.path.abspath(dest) != inplace:
-            shutil.copy2(out_so, inplace)
+            _install_copy(out_so, inplace)
 
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "build_ninja":
     # `python setup.py build_ninja`: the fast developer loop (no pip).
     so = build_extension()
-    shutil.copy2(so, os.path.join(ROOT, "torchlike", os.path.basename(so)))
+    _install_copy(so, os.path.join(ROOT, "torchlike", os.path.basename(so)))
     sys.exit(0)
 
 setup(
