@@ -156,8 +156,28 @@ struct GilRelease {
   ~GilRelease() { PyEval_RestoreThread(state); }
 };
 
+// Whether a call is worth releasing the GIL for: releasing and re-taking it
+// costs about as much as a tiny kernel, and a kernel on a few thousand
+// elements holds it for a microsecond or two. So the GIL is released when a
+// tensor argument is large, a list of tensors is passed, or no tensor is
+// (factories: their size is in the other arguments).
+namespace detail {
+constexpr int64_t kGilReleaseNumel = 4096;
+enum : int { kNotTensor = 0, kSmallTensor = 1, kLargeTensor = 2 };
+inline int gil_weight(const c10::TensorBase& t) {
+  return t.defined() && t.numel() >= kGilReleaseNumel ? kLargeTensor : kSmallTensor;
+}
+inline int gil_weight(const std::optional<c10::TensorBase>& t) { return t ? gil_weight(*t) : kNotTensor; }
+inline int gil_weight(c10::ArrayRef<c10::TensorBase>) { return kLargeTensor; }
+inline int gil_weight(const std::vector<c10::TensorBase>&) { return kLargeTensor; }
+template <class T>
+int gil_weight(const T&) { return kNotTensor; }
+}  // namespace detail
+
 template <class F, class... A>
 auto call_without_gil(const F& f, A&&... args) {
+  int w = (detail::kNotTensor | ... | detail::gil_weight(args));
+  if (w == detail::kSmallTensor) return f(std::forward<A>(args)...);
   GilRelease g;
   return f(std::forward<A>(args)...);
 }
