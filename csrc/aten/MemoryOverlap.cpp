@@ -123,10 +123,12 @@ void assert_no_internal_overlap(const TensorBase& t, const char* op) {
            "location. Please clone() the tensor before performing the operation. (in ", op, ")");
 }
 
-void assert_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op) {
-  TL_CHECK(overlap_status(out, in) != MemOverlap::Partial,
+MemOverlap assert_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op) {
+  MemOverlap st = overlap_status(out, in);
+  TL_CHECK(st != MemOverlap::Partial,
            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
            "memory location. Please clone() the tensor before performing the operation. (in ", op, ")");
+  return st;
 }
 
 }  // namespace at

@@ -24,8 +24,9 @@ MemOverlap internal_overlap(const TensorBase& t);
 // How the memory of a and b relates.
 MemOverlap overlap_status(const TensorBase& a, const TensorBase& b);
 
-// PyTorch's errors, naming the operation.
+// PyTorch's errors, naming the operation. The partial check returns the
+// status otherwise (No, Full, or TooHard for the caller to resolve).
 void assert_no_internal_overlap(const TensorBase& t, const char* op);
-void assert_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op);
+MemOverlap assert_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op);
 
 }  // namespace at

@@ -106,11 +106,7 @@ void TensorIterator::check_overlap() {
     assert_no_internal_overlap(out, name_);
     for (int k = noutputs_; k < ntensors(); ++k) {
       TensorBase& in = ops_[k].tensor;
-      MemOverlap st = overlap_status(out, in);
-      TL_CHECK(st != MemOverlap::Partial, "unsupported operation: some elements of the input tensor and the "
-               "written-to tensor refer to a single memory location. Please clone() the tensor before performing "
-               "the operation. (in ", name_, ")");
-      if (st == MemOverlap::TooHard) {
+      if (assert_no_partial_overlap(out, in, name_) == MemOverlap::TooHard) {
         TensorBase copy = make_empty(in.sizes(), in.options());
         native::copy_into(copy, in);
         in = copy;
