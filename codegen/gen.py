@@ -389,14 +389,16 @@ def py_signature(op: Op, name: str, method: bool, out_op: Op | None) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def is_out_of(out: Op, op: Op) -> bool:
+    """Whether out= overload `out` computes op into its out= tensors: the same
+    arguments once the out= ones are dropped."""
+    rest = [a for a in out.schema.arguments if not (a.is_write and a.kwarg_only)]
+    return [(a.name, a.type, a.default) for a in rest] == [(a.name, a.type, a.default) for a in op.schema.arguments]
+
+
 def functional_of(out: Op, group: list) -> Op | None:
-    """The functional overload an out= overload computes into its out= tensors:
-    same arguments once the out= ones are dropped."""
-    want = [(a.name, a.type, a.default) for a in out.schema.arguments if not (a.is_write and a.kwarg_only)]
-    for o in group:
-        if o.kind == "functional" and [(a.name, a.type, a.default) for a in o.schema.arguments] == want:
-            return o
-    return None
+    """The functional overload an out= overload belongs to."""
+    return next((o for o in group if o.kind == "functional" and is_out_of(out, o)), None)
 
 
 def composite_versions(op: Op, key: str) -> dict | None:
@@ -513,12 +515,7 @@ def python_bindings(ops: list[Op]):
     outs = [o for o in ops if o.kind == "out"]
 
     def matching_out(op: Op):
-        want = [a for a in op.schema.arguments]
-        for o in outs:
-            rest = [a for a in o.schema.arguments if not (a.is_write and a.kwarg_only)]
-            if [(a.name, a.type, a.default) for a in rest] == [(a.name, a.type, a.default) for a in want]:
-                return o
-        return None
+        return next((o for o in outs if is_out_of(o, op)), None)
 
     for op in functional:
         f = op.f
