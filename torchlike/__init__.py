@@ -49,6 +49,8 @@ from torchlike._ops import *  # noqa: E402,F401,F403
 from torchlike._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402,F401
 from torchlike.random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: E402,F401
 from torchlike import cpu  # noqa: E402,F401
+from torchlike import cuda  # noqa: E402,F401
+from torchlike._C import Stream, Event  # noqa: E402,F401
 from torchlike._dtype_info import finfo, iinfo  # noqa: E402,F401
 from torchlike import autograd  # noqa: E402,F401
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501

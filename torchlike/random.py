@@ -8,14 +8,18 @@ from torchlike import _C
 
 
 def manual_seed(seed):
-    """Seeds the default generator; returns it, as PyTorch does."""
-    _C.default_generator.manual_seed(int(seed))
+    """Seeds the default generator of every device (CPU's and, where a
+    backend is registered, each accelerator's); returns the CPU one, as
+    PyTorch does."""
+    _C._manual_seed_all(int(seed))
     return _C.default_generator
 
 
 def seed():
-    """Seeds the default generator from OS entropy; returns the seed."""
-    return _C.default_generator.seed()
+    """Seeds every device's default generator with one seed from OS entropy; returns it."""
+    s = _C.default_generator.seed()
+    _C._manual_seed_all(s)
+    return s
 
 
 def initial_seed():

@@ -34,7 +34,9 @@ void TensorIterator::build(TensorIteratorConfig& cfg) {
     ops_[noutputs_ + i].tensor = cfg.inputs_[i];
   }
   // Device: the first operand that is not a 0-dim CPU input decides; 0-dim CPU
-  // inputs (Python numbers, CPU scalars) may join tensors on any device.
+  // inputs (Python numbers, CPU scalars) may join tensors on any device and
+  // are then read as scalars from host memory (PyTorch's rule). A 0-dim CPU
+  // output, or any CPU tensor with dims, must be on the common device.
   auto cpu_scalar = [](const OperandInfo& op) { return !op.is_output && op.tensor.is_cpu() && op.tensor.dim() == 0; };
   bool found = false;
   for (auto& op : ops_) {
@@ -47,6 +49,8 @@ void TensorIterator::build(TensorIteratorConfig& cfg) {
              "devices, ", device_, " and ", op.tensor.device(), "! (when checking arguments for ", name_, ")");
   }
   if (!found) device_ = Device(DeviceType::CPU);
+  if (!device_.is_cpu())
+    for (auto& op : ops_) op.is_cpu_scalar = op.tensor.defined() && cpu_scalar(op);
   is_meta_ = device_.is_meta();
   compute_shape(cfg);
   if (cfg.check_overlap_ && !is_meta_) check_overlap();
@@ -108,7 +112,7 @@ void TensorIterator::check_overlap() {
       TensorBase& in = ops_[k].tensor;
       if (assert_no_partial_overlap(out, in, name_) == MemOverlap::TooHard) {
         TensorBase copy = make_empty(in.sizes(), in.options());
-        native::copy_into(copy, in);
+        native::copy_across_devices(copy, in, false);
         in = copy;
       }
     }
@@ -143,7 +147,9 @@ void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
         ops_[i].is_opmath = true;
         opmath_inputs_ |= 1u << (i - noutputs_);
       }
-      if (t.scalar_type() != want || t.device() != device_) t = native::cast_to(t, want, device_);
+      // A CPU scalar of a device loop converts dtype in host memory and stays there.
+      Device where = ops_[i].is_cpu_scalar ? Device(DeviceType::CPU) : device_;
+      if (t.scalar_type() != want || t.device() != where) t = native::cast_to(t, want, where);
     }
   }
   ScalarType want_out = cfg.out_dtype_ != ScalarType::Undefined ? cfg.out_dtype_ : common_;
@@ -186,7 +192,7 @@ void TensorIterator::compute_strides_and_coalesce() {
   std::vector<DimVector> st(nt);
   for (int k = 0; k < nt; ++k) {
     const TensorBase& t = ops_[k].tensor;
-    ops_[k].data = is_meta_ ? nullptr : static_cast<char*>(t.data_ptr());
+    ops_[k].data = is_meta_ && !ops_[k].is_cpu_scalar ? nullptr : static_cast<char*>(t.data_ptr());
     st[k].resize(nd, 0);
     int off = nd - (int)t.dim();
     int64_t isz = (int64_t)t.itemsize();
@@ -244,7 +250,7 @@ void TensorIterator::finish() {
   for (int i = 0; i < noutputs_; ++i) {
     OperandInfo& op = ops_[i];
     if (!op.original.defined()) continue;
-    if (!is_meta_) native::copy_into(op.original, op.tensor);
+    if (!is_meta_) native::copy_across_devices(op.original, op.tensor, false);
     op.tensor = op.original;
     op.original = TensorBase();
   }

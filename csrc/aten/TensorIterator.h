@@ -18,6 +18,10 @@ struct OperandInfo {
   bool is_output = false;
   // A 0-dim input held in the op-math type (float) of a half/bfloat16 loop.
   bool is_opmath = false;
+  // A 0-dim CPU input of an iterator on another device: it stays in host
+  // memory and a device loop reads it as a scalar (cpu_scalar_value), as
+  // PyTorch does for `cuda_tensor + torch.tensor(2.)`.
+  bool is_cpu_scalar = false;
 };
 
 class TensorIterator;
@@ -72,6 +76,17 @@ class TensorIterator {
   IntArrayRef strides(int arg) const { return ops_[arg].stride_bytes; }
   const char* name() const { return name_; }
   bool is_meta() const { return is_meta_; }
+  // The device the loop runs on: that of every operand except 0-dim CPU inputs.
+  Device device() const { return device_; }
+  // Input or output `arg` is a 0-dim CPU tensor read as a scalar by a loop on
+  // another device; its data_ptr is a host pointer.
+  bool is_cpu_scalar(int arg) const { return ops_[arg].is_cpu_scalar; }
+  // The value of such an operand, already in dtype(arg) (= T).
+  template <class T>
+  T cpu_scalar_value(int arg) const {
+    TL_CHECK(ops_[arg].is_cpu_scalar && ops_[arg].data, name_, ": operand ", arg, " is not a CPU scalar");
+    return *reinterpret_cast<const T*>(ops_[arg].data);
+  }
   // Bit k set: input k (0 = first input) is a 0-dim operand stored as float
   // in a half/bfloat16 loop (a Python number must not round to half first).
   unsigned opmath_inputs() const { return opmath_inputs_; }

@@ -12,15 +12,18 @@ namespace c10 {
 
 void Allocator::copy_data(void* dst, const void* src, size_t n) const { std::memcpy(dst, src, n); }
 
-static Allocator* g_allocators[kNumDeviceTypes] = {nullptr, nullptr, nullptr, nullptr};
+namespace detail {
+std::atomic<Allocator*> g_allocators[kNumDeviceTypes] = {};
 
-void setAllocator(DeviceType t, Allocator* a) { g_allocators[(int)t] = a; }
+void raiseNoAllocator(DeviceType t) {
+  TL_ERROR("no allocator registered for device type '", deviceTypeName(t),
+           "' (torchlike was built without that backend, or its extension is not loaded)");
+}
+}  // namespace detail
 
-Allocator* getAllocator(DeviceType t) {
-  Allocator* a = g_allocators[(int)t];
-  TL_CHECK(a != nullptr, "no allocator registered for device type '", deviceTypeName(t),
-           "' (is the backend extension loaded?)");
-  return a;
+Allocator* setAllocator(DeviceType t, Allocator* a) {
+  TL_CHECK((int)t >= 0 && (int)t < kNumDeviceTypes, "setAllocator: invalid device type ", (int)t);
+  return detail::g_allocators[(int)t].exchange(a, std::memory_order_acq_rel);
 }
 
 namespace {
@@ -34,7 +37,8 @@ class CPUCachingAllocator final : public Allocator {
  public:
   static constexpr size_t kAlignment = 64;
 
-  DataPtr allocate(size_t nbytes) override {
+  // One CPU device and no streams: the index and stream are not consulted.
+  DataPtr allocate(size_t nbytes, DeviceIndex, StreamId) override {
     size_t size = round_size(nbytes);
     void* p = nullptr;
     {
@@ -145,7 +149,7 @@ class CPUCachingAllocator final : public Allocator {
 // Meta tensors have shapes and dtypes but no data.
 class MetaAllocator final : public Allocator {
  public:
-  DataPtr allocate(size_t) override {
+  DataPtr allocate(size_t, DeviceIndex, StreamId) override {
     DataPtr d;
     d.device = Device(DeviceType::Meta);
     return d;

@@ -26,18 +26,28 @@ DeviceType parseDeviceType(const std::string& s) {
 
 Device::Device(const std::string& spec) {
   auto colon = spec.find(':');
-  type = parseDeviceType(spec.substr(0, colon));
+  std::string type_name = spec.substr(0, colon);
+  // PyTorch's grammar for the type: [a-zA-Z_]+ (we also allow digits after
+  // the first character, for renamed PrivateUse1 backends). Anything else
+  // (" cuda", "cuda-1") is a malformed string rather than an unknown type.
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  bool name_ok = !type_name.empty() && alpha(type_name[0]);
+  for (char c : type_name) name_ok = name_ok && (alpha(c) || (c >= '0' && c <= '9'));
+  TL_CHECK(name_ok, "Invalid device string: '", spec, "'");
+  type = parseDeviceType(type_name);
   index = -1;
   if (colon != std::string::npos) {
+    // PyTorch's grammar: digits only, no sign, no leading zero ("cuda:01").
     std::string idx = spec.substr(colon + 1);
-    bool ok = !idx.empty() && idx.size() < 4;
+    bool ok = !idx.empty() && idx.size() <= 3 && !(idx.size() > 1 && idx[0] == '0');
     for (char c : idx) ok = ok && c >= '0' && c <= '9';
     TL_CHECK(ok, "Invalid device string: '", spec, "'");
     int v = std::atoi(idx.c_str());
-    TL_CHECK(v < 128, "Invalid device string: '", spec, "'");
-    index = (int8_t)v;
+    // PyTorch wraps larger values around int8; we refuse them instead.
+    TL_CHECK(v <= kMaxDeviceIndex, "Invalid device string: '", spec, "' (device index must be at most ",
+             (int)kMaxDeviceIndex, ")");
+    index = (DeviceIndex)v;
   }
-  TL_CHECK(!(type == DeviceType::CPU && index > 0), "CPU device index must be -1 or zero, got ", (int)index);
 }
 
 std::string Device::str() const {

@@ -67,6 +67,25 @@ class GeneratorImpl : public intrusive_ptr_target {
 
 using Generator = intrusive_ptr<GeneratorImpl>;
 
-Generator& defaultGenerator(DeviceType t = DeviceType::CPU);
+// ---- one default generator per device
+// A device type with random numbers registers a factory; its default
+// generator for each device is made on first use and kept for the process.
+// CPU's factory is built in (one generator, whatever index is asked for,
+// since there is one CPU device); Meta has none: meta tensors hold no values.
+using GeneratorFactory = Generator (*)(Device device);
+// Returns the factory it replaces (or null). Already-made default generators stay.
+GeneratorFactory registerGeneratorFactory(DeviceType t, GeneratorFactory make);
+bool hasGeneratorFactory(DeviceType t) noexcept;
+
+// The default generator of device d; index -1 means the current device of
+// its type. Raises for a device type without generators, or an index out of
+// range for its type.
+Generator& defaultGenerator(Device d = Device(DeviceType::CPU));
+// A fresh generator for d (torchlike.Generator(device=...)), with the same
+// checks as defaultGenerator.
+Generator makeGenerator(Device d);
+// Seeds the default generator of every device of every type with a factory
+// (torchlike.manual_seed).
+void manualSeedAll(uint64_t seed);
 
 }  // namespace c10

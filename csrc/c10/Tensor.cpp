@@ -1,5 +1,7 @@
 #include "Tensor.h"
 
+#include "DeviceGuard.h"
+
 namespace c10 {
 
 TensorBase make_empty(IntArrayRef sizes, TensorOptions opts) {
@@ -7,9 +9,11 @@ TensorBase make_empty(IntArrayRef sizes, TensorOptions opts) {
   int64_t bytes;
   TL_CHECK(!__builtin_mul_overflow(n, (int64_t)elementSize(opts.dtype), &bytes), "empty: a tensor of size ", sizes,
            " and dtype ", opts.dtype, " needs more than 2^63 bytes");
-  Allocator* a = getAllocator(opts.device.type);
-  auto storage = Storage::make((size_t)bytes, a, true);
-  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
+  // "cuda" becomes the current CUDA device, "cpu:0" plain "cpu", as in PyTorch.
+  Device device = tensorDevice(opts.device);
+  Allocator* a = getAllocator(device.type);
+  auto storage = Storage::make((size_t)bytes, a, true, device.index);
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, device);
   impl->set_sizes_contiguous(sizes);
   return TensorBase(std::move(impl));
 }
@@ -19,9 +23,10 @@ TensorBase make_empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOpti
            sizes.size(), " vs ", strides.size(), ")");
   checked_numel(sizes, "empty_strided");
   int64_t bytes = storage_bytes_needed(sizes, strides, 0, elementSize(opts.dtype), "empty_strided");
-  Allocator* a = getAllocator(opts.device.type);
-  auto storage = Storage::make((size_t)bytes, a, true);
-  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, opts.device);
+  Device device = tensorDevice(opts.device);
+  Allocator* a = getAllocator(device.type);
+  auto storage = Storage::make((size_t)bytes, a, true, device.index);
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), opts.dtype, device);
   impl->set_sizes_and_strides(sizes, strides, 0);
   return TensorBase(std::move(impl));
 }

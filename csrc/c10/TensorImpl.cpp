@@ -157,7 +157,7 @@ void TensorImpl::resize(IntArrayRef sizes) {
 
 void StorageImpl::resize(size_t new_nbytes) {
   TL_CHECK(resizable && allocator, "Trying to resize storage that is not resizable");
-  DataPtr fresh = allocator->allocate(new_nbytes);
+  DataPtr fresh = allocator->allocate(new_nbytes, data.device.index, 0);  // same device as before
   if (data.ptr && fresh.ptr && nbytes) allocator->copy_data(fresh.ptr, data.ptr, std::min(nbytes, new_nbytes));
   data.release();
   data = fresh;

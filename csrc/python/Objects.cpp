@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "PythonArgParser.h"
+#include "c10/DeviceGuard.h"
 
 namespace tl::python {
 
@@ -89,14 +90,34 @@ PyObject* device_object(c10::Device d) {
   return reinterpret_cast<PyObject*>(o);
 }
 
+// A device index from Python: an int (not a bool) in [0, 127].
+static c10::DeviceIndex unpack_device_index(PyObject* o, const char* what) {
+  TL_CHECK_TYPE(PyLong_Check(o) && !PyBool_Check(o), what, " must be int, not ", type_name(o));
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw python_error_set();
+  TL_CHECK(overflow >= 0 && v >= 0, "Device index must not be negative");
+  TL_CHECK(!overflow && v <= c10::kMaxDeviceIndex, "Device index must be at most ", (int)c10::kMaxDeviceIndex,
+           ", got ", v);
+  return (c10::DeviceIndex)v;
+}
+
+// PyTorch reads a bare integer device as an index on the current accelerator
+// (CUDA when its backend is registered, else a PrivateUse1 backend).
+static c10::Device accelerator_device(c10::DeviceIndex index) {
+  for (c10::DeviceType t : {c10::DeviceType::CUDA, c10::DeviceType::PrivateUse1})
+    if (c10::deviceGuardImplOrNull(t)) return c10::Device(t, index);
+  TL_ERROR("Cannot access accelerator device when none is available.");
+}
+
 c10::Device parse_device(PyObject* o) {
   if (is_device(o)) return reinterpret_cast<DeviceObject*>(o)->device;
-  if (PyUnicode_Check(o)) return c10::Device(std::string(PyUnicode_AsUTF8(o)));
-  if (PyLong_Check(o) && !PyBool_Check(o)) {
-    long v = PyLong_AsLong(o);
-    TL_CHECK(v >= 0, "Device index must not be negative");
-    return c10::Device(c10::DeviceType::CUDA, (int8_t)v);
+  if (PyUnicode_Check(o)) {
+    const char* s = PyUnicode_AsUTF8(o);
+    if (!s) throw python_error_set();
+    return c10::Device(std::string(s));
   }
+  if (PyLong_Check(o) && !PyBool_Check(o)) return accelerator_device(unpack_device_index(o, "device index"));
   TL_CHECK_TYPE(false, "expected a device (str, torchlike.device or int), got ", type_name(o));
   return c10::Device();
 }
@@ -109,11 +130,10 @@ static PyObject* device_pynew(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O", const_cast<char**>(kw), &spec, &index)) return nullptr;
   c10::Device d = parse_device(spec);
   if (index != Py_None) {
-    TL_CHECK(PyUnicode_Check(spec) && !d.has_index(), "device(): type (string) must not include an index because index was passed explicitly: ", type_name(spec));
-    long i = PyLong_AsLong(index);
-    if (i == -1 && PyErr_Occurred()) return nullptr;
-    TL_CHECK(i >= 0, "Device index must not be negative");
-    d.index = (int8_t)i;
+    TL_CHECK_TYPE(PyUnicode_Check(spec), "device(): with an index, the type must be a string, got ", type_name(spec));
+    TL_CHECK(!d.has_index(), "type (string) must not include an index because index was passed explicitly: ",
+             PyUnicode_AsUTF8(spec));
+    d.index = unpack_device_index(index, "device(): argument 'index' (position 2)");
   }
   return device_object(d);
   TL_PY_END
@@ -193,7 +213,10 @@ static PyObject* generator_pynew(PyTypeObject*, PyObject* args, PyObject* kwargs
   PyObject* dev = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", const_cast<char**>(kw), &dev)) return nullptr;
   c10::Device d = dev && dev != Py_None ? parse_device(dev) : c10::Device(c10::DeviceType::CPU);
-  return generator_object(c10::Generator::make(d));
+  // Through the device type's generator factory: CPU gives an index-less
+  // CPU generator, an indexed type one on the given (or current) device, and
+  // a type without generators (meta, an absent backend) raises.
+  return generator_object(c10::makeGenerator(d));
   TL_PY_END
 }
 static c10::GeneratorImpl* gen_of(PyObject* self) { return reinterpret_cast<GeneratorObject*>(self)->gen.get(); }

@@ -39,7 +39,7 @@ struct DeviceObject {
 extern PyTypeObject DeviceType;
 PyObject* device_object(c10::Device d);  // new reference
 inline bool is_device(PyObject* o) { return Py_TYPE(o) == &DeviceType; }
-// str "cuda:0", device object, or int index (cuda) to Device; throws on junk.
+// str "cuda:0", device object, or int index (on the current accelerator) to Device; throws on junk.
 c10::Device parse_device(PyObject* o);
 
 struct EnumObject {  // layout and memory_format values

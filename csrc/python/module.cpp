@@ -24,6 +24,8 @@ void tl_init_dispatch_testing(MethodTables& t);
 void tl_init_cpp_api_testing(MethodTables& t);
 void tl_init_autograd(MethodTables& t);
 void tl_init_autograd_types(PyObject* module);
+void tl_init_devices(PyObject* module);
+void tl_init_device_testing(PyObject* module);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -204,6 +206,8 @@ static PyObject* init_module() {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   init_object_types(m);
+  tl_init_devices(m);
+  tl_init_device_testing(m);
   tl_init_tensor_new_types();
   tl_init_autograd_types(m);
 

@@ -53,9 +53,7 @@ TensorBase cast_to(const TensorBase& t, ScalarType dtype, Device device) {
   if (t.scalar_type() == dtype && t.device() == device) return t;
   TensorBase out = make_empty(t.sizes(), TensorOptions(dtype, device));
   if (device.is_meta()) return out;
-  check_not_from_meta(out, t);
-  TL_CHECK(t.is_cpu(), "cast_to: unsupported device ", t.device());
-  copy_into(out, t);
+  copy_across_devices(out, t, false);
   return out;
 }
 

@@ -8,23 +8,20 @@
 
 namespace at::native {
 
+// Registered for every backend (CompositeExplicitAutograd): copies within
+// CPU take the direct path, every other device pair goes through the copy
+// registry (../Copy.h), so a new backend needs a copy kernel per pair it
+// supports, not its own copy_.
 TensorBase copy_(const TensorBase& self, const TensorBase& src, bool non_blocking) {
-  (void)non_blocking;
-  copy_into(self, src);
+  copy_across_devices(self, src, non_blocking);
   self.bump_version();
   return self;
 }
 
-TensorBase copy_meta_(const TensorBase& self, const TensorBase& src, bool) {
-  // A meta source has no values to give a real tensor.
-  if (!self.is_meta()) {
-    copy_into(self, src);
-    return self;
-  }
-  // Shape check only: src must broadcast to self.
-  DimVector s = infer_size(self.sizes(), src.sizes());
-  TL_CHECK(s.ref().equals(self.sizes()), "copy_: source of shape ", src.sizes(),
-           " cannot be broadcast to destination of shape ", self.sizes());
+// Meta kernel: a meta destination gets a shape check only; a meta source
+// raises NotImplementedError (it has no values to give).
+TensorBase copy_meta_(const TensorBase& self, const TensorBase& src, bool non_blocking) {
+  copy_across_devices(self, src, non_blocking);
   self.bump_version();
   return self;
 }

@@ -19,6 +19,18 @@ namespace at::native {
 
 namespace {
 
+// The generator a CPU random op draws from: the one passed (which must be a
+// CPU generator, as in PyTorch) or the CPU device's default generator.
+c10::GeneratorImpl* cpu_generator(const std::optional<c10::Generator>& g) {
+  if (g && g->get()) {
+    DeviceType t = (*g)->device().type;
+    TL_CHECK(t == DeviceType::CPU, "Expected a 'cpu' device type for generator but found '", c10::deviceTypeName(t),
+             "'");
+    return g->get();
+  }
+  return c10::defaultGenerator(Device(DeviceType::CPU)).get();
+}
+
 using c10::Philox4x32;
 
 // [0, 1) from the top 24 bits (exact in float) / 53 bits (exact in double).
@@ -84,7 +96,7 @@ void random_into(const TensorBase& self, int64_t K, const std::optional<c10::Gen
   TL_CHECK(self.is_cpu(), "random ops: expected a CPU tensor, got one on ", self.device());
   int64_t n = self.numel();
   if (n == 0) return;
-  c10::GeneratorImpl* g = generator_or_default(generator);
+  c10::GeneratorImpl* g = cpu_generator(generator);
   auto [seed, base] = g->reserve((uint64_t)((n + K - 1) / K));
   if (self.is_contiguous()) {
     fill(self.data_ptr(), n, seed, base);
@@ -259,7 +271,7 @@ TensorBase randperm(int64_t n, const std::optional<c10::Generator>& generator, s
   TL_CHECK(st == ScalarType::Long || n <= random_default_to(st),
            "randperm: n is too large for result tensor type: '", st, "' (n=", n, ")");
   if (n == 0) return out;
-  c10::GeneratorImpl* g = generator_or_default(generator);
+  c10::GeneratorImpl* g = cpu_generator(generator);
   // Not a structured binding: C++17 lambdas cannot capture those (Clang refuses).
   const auto reserved = g->reserve((uint64_t)n);
   const uint64_t seed = reserved.seed, base = reserved.offset;
