@@ -178,6 +178,12 @@ def test_device_guard_sets_and_restores(fake):
         _C._device_testing_guard("privateuseone:1")
 
 
+def test_registries_tolerate_registration_during_calls(fake):
+    # One thread re-registers the guard, allocator and copy kernel while two
+    # others look them up and allocate/copy (C++ threads, GIL released).
+    assert _C._device_testing_registry_race(20000) >= 200
+
+
 def test_current_device_is_per_thread_in_the_fake_backend(fake):
     # The interface leaves "current" to the backend; PyTorch's is per thread.
     seen = []

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 #include "Objects.h"
 #include "PythonArgParser.h"
@@ -248,7 +249,66 @@ PyObject* t_iter(PyObject*, PyObject* args) {
   TL_PY_END
 }
 
+// _device_testing_registry_race(iterations) -> calls made by the readers.
+// One thread swaps the fake backend's guard, allocator, copy kernel and
+// generator factory between two sets of registrations while two threads look
+// them up and call them. Registrations are never freed, so every pointer a
+// reader loaded stays valid; the test checks nothing tears or crashes (run it
+// under ThreadSanitizer to check the publishing itself).
+FakeGuard g_guard2;
+FakeAllocator g_allocator2;
+void fake_copy2(const c10::TensorBase& dst, const c10::TensorBase& src, bool nb) { fake_copy(dst, src, nb); }
+
+PyObject* t_registry_race(PyObject*, PyObject* n) {
+  TL_PY_BEGIN
+  long iters = PyLong_AsLong(n);
+  if (iters == -1 && PyErr_Occurred()) return nullptr;
+  TL_CHECK(g_count.load() > 0, "install the fake backend first");
+  std::atomic<bool> stop{false};
+  std::atomic<long> calls{0};
+  std::atomic<int> failures{0};
+  Py_BEGIN_ALLOW_THREADS
+  auto reader = [&] {
+    c10::TensorBase src = c10::make_empty({4}, c10::TensorOptions(c10::ScalarType::Float, Device(DeviceType::CPU)));
+    while (!stop.load()) {
+      try {
+        const c10::DeviceGuardImplInterface* impl = c10::getDeviceGuardImpl(kFake);
+        if (impl->deviceCount() != g_count.load()) failures++;
+        c10::TensorBase t = c10::make_empty({4}, c10::TensorOptions(c10::ScalarType::Float, Device(kFake, 0)));
+        at::native::copy_across_devices(t, src, false);
+        if (c10::defaultGenerator(Device(kFake, 0))->device() != Device(kFake, 0)) failures++;
+        calls++;
+      } catch (...) {
+        failures++;
+      }
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  // Keep swapping until the readers have made enough calls to overlap it.
+  for (long i = 0; i < iters || calls.load() < 200; ++i) {
+    bool odd = i & 1;
+    c10::registerDeviceGuardImpl(odd ? &g_guard2 : &g_guard);
+    c10::setAllocator(kFake, odd ? &g_allocator2 : &g_allocator);
+    at::native::registerCopyKernel(DeviceType::CPU, kFake, odd ? &fake_copy2 : &fake_copy);
+  }
+  stop = true;
+  r1.join();
+  r2.join();
+  c10::registerDeviceGuardImpl(&g_guard);
+  c10::setAllocator(kFake, &g_allocator);
+  at::native::registerCopyKernel(DeviceType::CPU, kFake, &fake_copy);
+  Py_END_ALLOW_THREADS
+  {
+    std::lock_guard<std::mutex> g(g_log_mu);
+    g_log.clear();
+  }
+  TL_CHECK(failures.load() == 0, "registry race: ", failures.load(), " failed lookups or calls");
+  return PyLong_FromLong(calls.load());
+  TL_PY_END
+}
+
 PyMethodDef g_methods[] = {
+    {"_device_testing_registry_race", t_registry_race, METH_O, nullptr},
     {"_device_testing_install_fake_privateuse1", t_install, METH_O, nullptr},
     {"_device_testing_uninstall_fake_privateuse1", t_uninstall, METH_NOARGS, nullptr},
     {"_device_testing_unregister_copy", t_unregister_copy, METH_VARARGS, nullptr},
