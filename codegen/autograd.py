@@ -157,17 +157,27 @@ def _store_expr(t, name: str) -> str:
 class AutogradInfo:
     node: str                     # display name, PyTorch's: AddBackward0
     cls: str                      # C++ class, unique per overload
-    kind: str                     # functional | inplace | out | none
-    diff_args: list = field(default_factory=list)     # tensor args with an edge, in edge order
-    formulas: list = field(default_factory=list)      # [(edge index, arg name, C++ or None)]
+    kind: str                     # functional | inplace | out
+    diff_args: list = field(default_factory=list)     # tensor / tensor-list args with edges, in edge order
+    # [(first edge: C++ expression, is_list, arg name, C++ or None)]: a Tensor[]
+    # argument has one edge per element, so edges after it start at a
+    # position known only at run time (its size is saved in the node).
+    formulas: list = field(default_factory=list)
+    list_args: list = field(default_factory=list)     # names of Tensor[] diff args (their sizes are saved)
     saved_tensors: list = field(default_factory=list)  # [(name, is_output, clone_before_inplace)]
     saved_meta: list = field(default_factory=list)     # tensor args whose metadata only is saved
+    saved_lists: list = field(default_factory=list)    # Tensor[] args saved whole (std::vector<SavedVariable>)
+    saved_list_meta: list = field(default_factory=list)  # Tensor[] args whose elements' metadata only is saved
     saved_values: list = field(default_factory=list)   # [(name, member type, store expr, use expr)]
     result_names: list = field(default_factory=list)   # local names for outputs (result / result0..)
     differentiable_outputs: list = field(default_factory=list)  # output indices that get history
     includes: set = field(default_factory=set)
     is_view: bool = False
     uses_grads: bool = False
+    # No derivative formula at all: outputs get a NotImplemented node whose
+    # backward raises naming the op (PyTorch's not-implemented fallback).
+    not_implemented: bool = False
+    self_edge: int = 0                                # in-place: edge of the written tensor
     out_args: list = field(default_factory=list)      # out=: the written tensors, checked with diff_args
     out_error_name: str = ""                          # out=: how the error names the op
 
@@ -176,11 +186,37 @@ def _is_tensor(t) -> bool:
     return t == BaseType("Tensor") or t == OptionalType(BaseType("Tensor"))
 
 
+def _is_tensor_list(t) -> bool:
+    """Tensor[]: one differentiable input per element. (Tensor?[] is an index
+    list, as in index_put: never differentiable.)"""
+    return isinstance(t, ListType) and t.elem == BaseType("Tensor")
+
+
+def _is_optional_tensor_list(t) -> bool:
+    return isinstance(t, ListType) and t.elem == OptionalType(BaseType("Tensor"))
+
+
 CXX_CALLABLE = {"static_cast", "std"}
 
 
 class MissingHelper(Exception):
     pass
+
+
+class UnsupportedOperator(MissingHelper):
+    """An operator shape the autograd generator cannot record. Raised (and
+    reported by gen.py with the entry's file:line, as a missing helper is)
+    rather than letting the op silently run without autograd."""
+
+
+# Helpers that read only the metadata of a Tensor[] argument's elements.
+LIST_METADATA_HELPERS = frozenset({"to_args_sizes", "to_args_scalartypes"})
+
+
+def _list_uses_only_metadata(formula: str, name: str) -> bool:
+    toks = tokenize(formula)
+    return all(i >= 2 and toks[i - 1] == "(" and toks[i - 2] in LIST_METADATA_HELPERS and toks[i + 1:i + 2] == [")"]
+               for i, t in enumerate(toks) if t == name and (i == 0 or toks[i - 1] not in (".", "::", "->")))
 
 
 def _out_info(op, functional) -> AutogradInfo | None:
@@ -200,8 +236,8 @@ def _out_info(op, functional) -> AutogradInfo | None:
         return None
     base = s.name.name
     info = AutogradInfo(node=_camel(base) + "Backward0", cls=op.ident + "_Node", kind="out")
-    info.diff_args = [a for a in s.arguments if _is_tensor(a.type) and not (a.is_write and a.kwarg_only)] \
-        if differentiable else []
+    info.diff_args = [a for a in s.arguments if (_is_tensor(a.type) or _is_tensor_list(a.type))
+                      and not (a.is_write and a.kwarg_only)] if differentiable else []
     info.out_args = [a for a in s.arguments if a.is_write and a.kwarg_only]
     info.out_error_name = base if differentiable else f"aten::{base}"
     return info
@@ -217,10 +253,33 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
         return None
     if op.kind == "out":
         return _out_info(op, functional)
-    tensor_args = [a for a in s.arguments if _is_tensor(a.type) and not (a.is_write and a.kwarg_only)]
+    tensor_args = [a for a in s.arguments if (_is_tensor(a.type) or _is_tensor_list(a.type))
+                   and not (a.is_write and a.kwarg_only)]
     rets = s.returns
-    if not tensor_args or not rets or not all(r.type == BaseType("Tensor") for r in rets):
-        return None
+    derivs = dict(f.derivatives)
+    for name in derivs:
+        arg = s.argument(name)
+        if arg is not None and _is_optional_tensor_list(arg.type):
+            raise UnsupportedOperator(f"derivative for {name!r}: a Tensor?[] argument holds indices and is not "
+                                      "differentiable")
+    if not tensor_args:
+        return None  # nothing can require grad
+    if f.output_differentiability and not any(f.output_differentiability):
+        return None  # declared non-differentiable (detach ...)
+    tensor_rets = all(r.type == BaseType("Tensor") for r in rets)
+    if not rets or not tensor_rets:
+        # Nothing to attach history to (no returns), or returns the generated
+        # node cannot carry (Tensor[], Tensor?, numbers).
+        if f.derivatives:
+            what = "no returns" if not rets else f"returns ({', '.join(str(r.type) for r in rets)})"
+            raise UnsupportedOperator(f"has derivatives but {what}; autograd is generated only for operators "
+                                      "returning one or more Tensors")
+        if rets and any(r.type != BaseType("Tensor") and r.type.is_tensor_like for r in rets):
+            raise UnsupportedOperator(f"returns ({', '.join(str(r.type) for r in rets)}) and has no "
+                                      "derivatives: autograd (even the not-implemented fallback) is generated only "
+                                      "for operators returning Tensors; give it output_differentiability: [false] "
+                                      "or a composite definition")
+        return None  # returns only numbers/None: nothing differentiable comes out
     # Factories and random fills: tensor inputs only lend shape/dtype (*_like)
     # or are overwritten; nothing flows back through them.
     if not f.derivatives and ({"factory", "random"} & set(f.tags)):
@@ -230,19 +289,40 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
     diff = f.output_differentiability or tuple(True for _ in rets)
     if not any(diff):
         return None
+    # A pointwise op with a bool result (eq, isnan ...) never has a floating
+    # output: nothing of it can require grad.
+    if not f.derivatives and op.pointwise is not None and op.pointwise.result == "bool":
+        return None
     info.differentiable_outputs = [i for i, d in enumerate(diff) if d]
     info.result_names = ["result"] if len(rets) == 1 else [f"result{i}" for i in range(len(rets))]
     named = {r.name: f"result{i}" for i, r in enumerate(rets) if r.name and len(rets) > 1}
     info.is_view = "view" in f.tags or (len(rets) == 1 and rets[0].annotation is not None
                                          and not rets[0].annotation.is_write)
     info.diff_args = tensor_args
-    derivs = dict(f.derivatives)
+    info.list_args = [a.name for a in tensor_args if _is_tensor_list(a.type)]
+    if op.kind == "inplace":
+        # CopySlices reroutes the written tensor's edge to a view's base: it
+        # must sit at a position known at compile time.
+        names = [a.name for a in tensor_args]
+        if "self" not in names or any(_is_tensor_list(a.type) for a in tensor_args[:names.index("self") + 1]):
+            raise UnsupportedOperator("an in-place operator needs a Tensor argument `self` with no Tensor[] "
+                                      "argument before it")
+        info.self_edge = names.index("self")
+    if not f.derivatives:
+        info.not_implemented = True
+        info.node = "NotImplemented"
+        return info
     arg_names = {a.name for a in s.arguments}
-    saved_t, saved_m, saved_v = {}, set(), {}
+    saved_t, saved_m, saved_v, saved_l, saved_lm = {}, set(), {}, set(), set()
+    start = "0"  # C++ expression: first edge of the current argument
     for idx, a in enumerate(tensor_args):
+        is_list = _is_tensor_list(a.type)
+        here = start
+        start = (f"{start} + {a.name}_size_" if start != "0" else f"{a.name}_size_") if is_list else \
+            (str(int(start) + 1) if start.isdigit() else f"{start} + 1")
         formula = derivs.get(a.name)
         if formula is None:
-            info.formulas.append((idx, a.name, None))
+            info.formulas.append((here, is_list, a.name, None))
             continue
         text = formula
         for rname, local in named.items():  # named returns -> result0/result1
@@ -257,7 +337,7 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
                     raise MissingHelper(msg)
                 if warn:
                     warn(msg)
-                info.formulas.append((idx, a.name, None))  # raises NotImplementedError at backward
+                info.formulas.append((here, is_list, a.name, None))  # raises NotImplementedError at backward
                 continue
         cpp, ops_used = translate(text, op_names)
         info.includes |= ops_used
@@ -279,12 +359,20 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
                     saved_t[name] = (name, False, clone)
                     saved_m.discard(name)
             elif isinstance(arg.type, ListType) and arg.type.elem.base.name == "Tensor":
-                return None  # tensor-list formulas are not supported yet
+                if arg.is_write:
+                    raise UnsupportedOperator(f"formula for '{a.name}' reads {name!r}, a Tensor[] the op writes")
+                if _list_uses_only_metadata(text, name) and name not in saved_l:
+                    saved_lm.add(name)
+                else:
+                    saved_l.add(name)
+                    saved_lm.discard(name)
             else:
                 mtype, use = _stored_type(arg.type)
                 saved_v[name] = (name, mtype, _store_expr(arg.type, name), use.format(name + "_"))
-        info.formulas.append((idx, a.name, cpp))
+        info.formulas.append((here, is_list, a.name, cpp))
     info.saved_tensors = list(saved_t.values())
     info.saved_meta = sorted(saved_m)
     info.saved_values = list(saved_v.values())
+    info.saved_lists = sorted(saved_l)
+    info.saved_list_meta = sorted(saved_lm)
     return info

@@ -1,5 +1,7 @@
 #include "AutogradMeta.h"
 
+#include "CopySlices.h"
+
 namespace torchlike::autograd {
 
 AutogradMeta* get_autograd_meta(const TensorBase& t) {
@@ -16,15 +18,35 @@ AutogradMeta* materialize_autograd_meta(const TensorBase& t) {
   return m;
 }
 
-bool requires_grad(const TensorBase& t) {
-  AutogradMeta* m = get_autograd_meta(t);
-  return m && (m->requires_grad || m->grad_fn);
+// A view's grad_fn made before its base was modified in place describes the
+// old values. As PyTorch does, it is regenerated on access: the new grad_fn
+// replays the view as an as_strided window of the base's current history
+// (or is dropped when the base no longer needs a gradient).
+static void regenerate_view_grad_fn(AutogradMeta* m, const TensorBase& t) {
+  m->view_version = t._version();
+  if (m->requires_grad) return;  // a view made a leaf by requires_grad_(): its history is its own
+  // The base is a root (mark_view follows chains of views), so this recursion ends there.
+  if (requires_grad(m->base)) {
+    m->grad_fn = std::make_shared<AsStridedViewBackward>(m->base, t);
+    m->output_nr = 0;
+  } else {
+    m->grad_fn.reset();
+  }
 }
 
-bool is_leaf(const TensorBase& t) {
-  AutogradMeta* m = get_autograd_meta(t);
-  return !m || !m->grad_fn;
+static void refresh_view(AutogradMeta* m, const TensorBase& t) {
+  if (t._version() != m->view_version) regenerate_view_grad_fn(m, t);
 }
+
+bool requires_grad(const TensorBase& t) {
+  AutogradMeta* m = get_autograd_meta(t);
+  if (!m) return false;
+  if (m->requires_grad) return true;
+  if (m->is_view) refresh_view(m, t);
+  return m->grad_fn != nullptr;
+}
+
+bool is_leaf(const TensorBase& t) { return !grad_fn(t); }
 
 void set_requires_grad(const TensorBase& t, bool v) {
   TL_CHECK(is_leaf(t), "you can only change requires_grad flags of leaf variables. If you want to use a computed "
@@ -40,7 +62,9 @@ void set_requires_grad(const TensorBase& t, bool v) {
 const std::shared_ptr<Node>& grad_fn(const TensorBase& t) {
   static const std::shared_ptr<Node> none;
   AutogradMeta* m = get_autograd_meta(t);
-  return m ? m->grad_fn : none;
+  if (!m) return none;
+  if (m->is_view) refresh_view(m, t);
+  return m->grad_fn;
 }
 
 TensorBase& mutable_grad(const TensorBase& t) { return materialize_autograd_meta(t)->grad; }
@@ -59,12 +83,7 @@ std::shared_ptr<Node> grad_accumulator(const TensorBase& t) {
 Edge gradient_edge(const TensorBase& t) {
   AutogradMeta* m = get_autograd_meta(t);
   if (!m) return Edge();
-  // PyTorch regenerates a view's grad_fn after its base changes in place;
-  // until torchlike does, using such a view's stale history is refused.
-  TL_CHECK_NOT_IMPLEMENTED(!(m->is_view && m->grad_fn && t._version() != m->view_version),
-                           "a view whose base (or itself) was modified in-place after the view was created is used "
-                           "in a computation that requires grad; this is not supported yet. Take the view again "
-                           "after the in-place operation, or clone() it.");
+  if (m->is_view) refresh_view(m, t);
   if (m->grad_fn) return Edge(m->grad_fn, m->output_nr);
   return Edge(grad_accumulator(t), 0);
 }
@@ -94,13 +113,23 @@ void check_inplace(const TensorBase& t, const char* op) {
   if (!m) return;
   TL_CHECK(!(m->requires_grad && !m->grad_fn),
            "a leaf Variable that requires grad is being used in an in-place operation. (", op, ")");
-  if (m->is_view && m->base.defined() && requires_grad(m->base)) {
-    TL_CHECK(!is_leaf(m->base), "a view of a leaf Variable that requires grad is being used in an in-place operation. (",
-             op, ")");
-    TL_CHECK_NOT_IMPLEMENTED(false, op, ": in-place operations on a view of a non-leaf tensor that requires grad are "
-                                        "not supported yet (PyTorch rebases the view's history onto its base); "
-                                        "clone() the view first.");
+  if (m->is_view && m->base.defined()) {
+    AutogradMeta* bm = get_autograd_meta(m->base);
+    TL_CHECK(!(bm && bm->requires_grad && !bm->grad_fn),
+             "a view of a leaf Variable that requires grad is being used in an in-place operation. (", op, ")");
   }
+}
+
+void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, size_t self_edge) {
+  AutogradMeta* m = get_autograd_meta(t);
+  if (!m || !m->is_view) {
+    set_history(t, fn, 0);
+    return;
+  }
+  // The base's gradient edge is taken before the base gets its new history.
+  auto copy_slices = std::make_shared<CopySlices>(m->base, t, fn, self_edge);
+  set_history(m->base, copy_slices, 0);
+  regenerate_view_grad_fn(m, t);
 }
 
 c10::DispatchKeySet autograd_keys() { return c10::DispatchKeySet::functionality(c10::Functionality::Autograd); }
@@ -120,7 +149,7 @@ void set_anomaly_enabled(bool v) { g_anomaly = v; }
 
 namespace torchlike::autograd {
 void mark_view(const TensorBase& view, const TensorBase& base) {
-  if (!view.defined() || !requires_grad(base)) return;
+  if (!view.defined()) return;
   AutogradMeta* bm = get_autograd_meta(base);
   AutogradMeta* vm = materialize_autograd_meta(view);
   vm->is_view = true;

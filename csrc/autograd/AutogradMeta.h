@@ -16,12 +16,16 @@ struct AutogradMeta : c10::AutogradMetaInterface {
   bool retains_grad = false;
   // Hooks on a leaf run before accumulation.
   HookList<std::function<TensorBase(const TensorBase&)>> leaf_hooks;
-  // Views of a tensor that requires grad remember their base, so in-place
-  // ops through the view can be checked (see check_inplace).
+  // Every view made in grad mode remembers its root base (the tensor that
+  // owns the memory, through chains of views), whether or not anything
+  // requires grad yet: an in-place write through the view (`out[t] = h`) is
+  // recorded on the base as a CopySlices node (see rebase_history).
   TensorBase base;
   bool is_view = false;
-  // Version of the shared storage when the view was made: an in-place change
-  // of the base after that makes the view's recorded history stale.
+  // Version of the shared storage when grad_fn was last made for this view.
+  // An in-place change of the base (or of another view of it) after that
+  // makes grad_fn stale; it is then regenerated from the base's current
+  // history as an as_strided replay (see refresh_view).
   uint32_t view_version = 0;
   // A weak reference to the owning tensor for retain_grad's hook (which lives
   // on grad_fn: a strong one would be a cycle tensor -> grad_fn -> hook ->
@@ -71,8 +75,16 @@ inline bool any_requires_grad_one(at::TensorBaseList ts) {
 template <class... Ts>
 bool any_requires_grad(const Ts&... ts) { return (any_requires_grad_one(ts) || ...); }
 
-// In-place on a tensor: error for a leaf that requires grad (outside no_grad).
+// In-place on a tensor: error for a leaf that requires grad (outside no_grad),
+// or for a view of such a leaf.
 void check_inplace(const TensorBase& t, const char* op);
+
+// After an in-place op on `t` recorded as `fn` (t's old value is fn's input
+// edge `self_edge`): a plain tensor takes fn as its history; a view's base
+// takes a CopySlices node wrapping fn (the base's gradient flows around the
+// written window, the window's through fn), and the view's own grad_fn is
+// regenerated from it.
+void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, size_t self_edge = 0);
 
 // Grad mode is the absence of the autograd keys from the TLS exclude set.
 bool is_grad_enabled();

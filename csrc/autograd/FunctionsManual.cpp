@@ -647,5 +647,44 @@ at::TensorBase cumprod_backward(const at::TensorBase& grad, const at::TensorBase
   return at::_ops::where(before, g_before, at::_ops::where(first_zero, prefix * s, g_after));
 }
 
+std::vector<std::vector<int64_t>> to_args_sizes(const std::vector<SavedMeta>& tensors) {
+  std::vector<std::vector<int64_t>> r;
+  r.reserve(tensors.size());
+  for (const SavedMeta& m : tensors) r.push_back(m.sizes().vec());
+  return r;
+}
+
+std::vector<std::vector<int64_t>> to_args_sizes(at::TensorBaseList tensors) {
+  std::vector<std::vector<int64_t>> r;
+  r.reserve(tensors.size());
+  for (const at::TensorBase& t : tensors) r.push_back(t.sizes().vec());
+  return r;
+}
+
+std::vector<at::TensorBase> cat_tensors_backward(const at::TensorBase& grad,
+                                                 const std::vector<std::vector<int64_t>>& sizes, int64_t dim) {
+  auto skipped = [](const std::vector<int64_t>& s) { return s.size() == 1 && s[0] == 0; };
+  // cat wraps dim against the first input it does not skip.
+  for (const auto& s : sizes)
+    if (!skipped(s)) {
+      const int64_t n = (int64_t)s.size();
+      if (dim < 0) dim += n;
+      break;
+    }
+  std::vector<at::TensorBase> out;
+  out.reserve(sizes.size());
+  int64_t offset = 0;
+  for (const auto& s : sizes) {
+    if (skipped(s)) {
+      out.push_back(at::_ops::zeros(at::IntArrayRef(s), grad.scalar_type(), std::nullopt, grad.device(), std::nullopt));
+      continue;
+    }
+    const int64_t len = s[dim];
+    out.push_back(at::_ops::slice(grad, dim, offset, offset + len, 1));
+    offset += len;
+  }
+  return out;
+}
+
 }  // namespace generated
 }  // namespace torchlike::autograd

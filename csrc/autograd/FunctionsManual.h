@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string_view>
+#include <vector>
 #include "AutogradMeta.h"
 #include "SavedVariable.h"
 
@@ -129,6 +130,15 @@ at::TensorBase logsumexp_backward(const at::TensorBase& grad, const at::TensorBa
                               at::IntArrayRef dims, bool keepdim);
 at::TensorBase cumsum_backward(const at::TensorBase& grad, int64_t dim);
 at::TensorBase cumprod_backward(const at::TensorBase& grad, const at::TensorBase& input, int64_t dim, const at::TensorBase& output);
+
+// Tensor[] arguments. A formula that reads a list only through
+// to_args_sizes(...) saves just its elements' metadata.
+std::vector<std::vector<int64_t>> to_args_sizes(const std::vector<SavedMeta>& tensors);
+std::vector<std::vector<int64_t>> to_args_sizes(at::TensorBaseList tensors);
+// cat: grad split back into the inputs' extents along dim (a legacy 1-D
+// empty input, skipped by cat, gets an empty gradient).
+std::vector<at::TensorBase> cat_tensors_backward(const at::TensorBase& grad,
+                                                 const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
 }  // namespace generated
 
 }  // namespace torchlike::autograd

@@ -37,8 +37,14 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
 }
 
 variable_list NotImplementedNode::apply(variable_list&&) {
-  TL_CHECK_NOT_IMPLEMENTED(false, "the derivative for '", op_, "' is not implemented.");
+  // PyTorch's not-implemented fallback raises a RuntimeError with this text.
+  TL_CHECK(false, "derivative for ", op_, " is not implemented");
   return {};
+}
+
+void check_list_gradients(const char* node, const char* arg, size_t got, size_t want) {
+  TL_CHECK(got == want, node, ": the derivative formula for the Tensor[] argument '", arg, "' returned ", got,
+           " gradients for ", want, " tensors");
 }
 
 }  // namespace torchlike::autograd

@@ -123,7 +123,8 @@ class AccumulateGrad : public Node {
   TensorBase variable_;
 };
 
-// Raised at backward time for an op that has no derivative formula.
+// The grad_fn of outputs of an op that has no derivative formula: its
+// backward raises naming the op ("aten::floor_divide").
 class NotImplementedNode : public Node {
  public:
   explicit NotImplementedNode(std::string op) : op_(std::move(op)) {}
@@ -133,5 +134,16 @@ class NotImplementedNode : public Node {
  private:
   std::string op_;
 };
+
+// Generated backward of an op with a Tensor[] argument: whether any of the
+// `n` edges from `first` on (one per list element) needs a gradient.
+inline bool should_compute_any(const Node& fn, size_t first, size_t n) {
+  for (size_t i = first; i < first + n; ++i)
+    if (fn.should_compute_output(i)) return true;
+  return false;
+}
+
+// A Tensor[] argument's formula must give one gradient per element.
+void check_list_gradients(const char* node, const char* arg, size_t got, size_t want);
 
 }  // namespace torchlike::autograd

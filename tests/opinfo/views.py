@@ -92,6 +92,31 @@ def _adjoint(a):
     return np.swapaxes(a, -2, -1)
 
 
+
+def _cat_ref(tensors, dim=0):
+    # A 1-D empty input is skipped whatever the others' rank (PyTorch's legacy rule).
+    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
+    return np.concatenate(kept, axis=dim) if kept else np.concatenate(tensors)
+
+
+def _join_samples(stack):
+    def samples(dtype):
+        def m(shape, seed):
+            return make(shape, dtype, seed=seed)
+        if stack:
+            return [Sample(([m((2, 3), 0), m((2, 3), 1)],), {}, "two 2-d"),
+                    Sample(([m((2, 3), 0), m((2, 3), 1), m((2, 3), 2)], 1), {}, "three, dim 1"),
+                    Sample(([m((4,), 0), m((4,), 1)],), {"dim": -1}, "dim -1 (new last dim)"),
+                    Sample(([m((), 0), m((), 1)],), {}, "0-dim inputs"),
+                    Sample(([m((3, 2), 0)], 2), {}, "single, dim = ndim")]
+        return [Sample(([m((2, 3), 0), m((4, 3), 1)],), {}, "dim 0"),
+                Sample(([m((2, 3), 0), m((2, 1), 1), m((2, 2), 2)], 1), {}, "three, dim 1"),
+                Sample(([m((2, 3, 2), 0), m((2, 3, 2), 1)],), {"dim": -1}, "dim -1"),
+                Sample(([m((0, 3), 0), m((2, 3), 1)],), {}, "empty part"),
+                Sample(([m((0,), 0), m((2, 3), 1)],), {}, "1-d empty skipped"),
+                Sample(([m((3,), 0)],), {}, "single")]
+    return samples
+
 OPS = [
     OpInfo("reshape", lambda a, shape: a.reshape(shape),
            _s(((2, 3, 4), ((4, -1),), {}, "to 4x6"), ((2, 3, 4), ((24,),), {}, "flat"),
@@ -200,4 +225,23 @@ OPS = [
     # grad=False: detach's output is cut from the graph by definition.
     OpInfo("detach", lambda a: a, _s(((2, 3), (), {}, "2-d"), ((), (), {}, "0-dim")), grad=False),
     OpInfo("alias", lambda a: a, _s(((2, 3), (), {}, "2-d")), method=False),
+    # Joining: cat and stack take a Tensor[]; gradcheck gives each element its own gradient.
+    OpInfo("cat", _cat_ref, _join_samples(stack=False), method=False, out=True,
+           errors=[ErrorCase(([_a(2, 3), _a(3, 3)], 1), {}, RuntimeError,
+                             r"Sizes of tensors must match except in dimension 1\. Expected size 2 but got size 3 "
+                             r"for tensor number 1 in the list\."),
+                   ErrorCase(([_a(2, 3)], 2), {}, IndexError,
+                             r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"),
+                   ErrorCase(([_a(2, 3)], -3), {}, IndexError, r"Dimension out of range"),
+                   ErrorCase(([_a(2, 3), _a(2)],), {}, RuntimeError,
+                             "Tensors must have same number of dimensions: got 2 and 1"),
+                   ErrorCase(([_a(2), np.zeros((), F32)],), {}, RuntimeError,
+                             r"zero-dimensional tensor \(at position 1\) cannot be concatenated")]),
+    OpInfo("stack", lambda tensors, dim=0: np.stack(tensors, axis=dim), _join_samples(stack=True), method=False,
+           out=True,
+           errors=[ErrorCase(([_a(2, 3), _a(3, 3)],), {}, RuntimeError,
+                             r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 and \[3, 3\] "
+                             r"at entry 1"),
+                   ErrorCase(([_a(2, 3)], 3), {}, IndexError,
+                             r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 3\)")]),
 ]
