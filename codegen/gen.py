@@ -43,7 +43,7 @@ from collections import OrderedDict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from codegen.api.ops import Namespace, Op, cpp_name, functional_of, is_method  # noqa: E402
+from codegen.api.ops import Namespace, Op, cpp_name, functional_of  # noqa: E402
 from codegen.api.python import binding_cases, python_bindings  # noqa: E402
 from codegen.api.types import UnsupportedType, check_types  # noqa: E402
 from codegen.autograd import MissingHelper, autograd_info, known_helpers  # noqa: E402
@@ -94,7 +94,7 @@ def validate(groups, ns: Namespace) -> None:
                 check_types(o)
             except UnsupportedType as e:
                 raise CodegenError(o.f.loc, f"{o.schema.name}: {e}") from None
-            if not ns.is_core and is_method(o):
+            if not ns.is_core and "method" in o.f.variants:
                 raise CodegenError(o.f.loc, f"{o.schema.name}: a 'method' variant is only for the core (aten) "
                                             f"namespace; at::Tensor cannot gain methods from namespace {ns.name}")
         try:

@@ -190,3 +190,57 @@ def test_generated_stub_is_valid_python_naming_every_function():
     for alias in ("Number", "_int", "_float", "_bool", "_dtype", "_layout", "DeviceLikeType", "memory_format"):
         assert hasattr(t, alias)
     assert torchlike.Generator
+
+
+def test_unsupported_type_names_the_entry(yaml_copy, tmp_path):
+    n_lines = read(yaml_copy).count("\n")
+    with open(yaml_copy, "a") as fh:
+        fh.write("\n- func: named_sum(Tensor self, Dimname[1] dim) -> Tensor\n"
+                 "  dispatch: {CompositeImplicitAutograd: named_sum}\n")
+    with pytest.raises(CodegenError) as ei:
+        generate(str(yaml_copy), str(tmp_path / "gen"), None)
+    assert str(ei.value) == f"{yaml_copy}:{n_lines + 2}: named_sum: unsupported type Dimname: " \
+                            "no C++ mapping in codegen/api/types.py"
+
+
+def test_template_errors_name_the_entry(tmp_path):
+    """A Jinja error (here an undefined name) while rendering an op's part of a
+    file is reported at that op's YAML entry, with the template's name."""
+    import jinja2
+    from codegen.api.ops import Namespace
+    from codegen.dest.common import Generation, make_env, render
+    from codegen.gen import build_ops
+    from codegen.model import load_native_functions
+    yaml = tmp_path / "nf.yaml"
+    yaml.write_text("- func: one(Tensor self) -> Tensor\n  dispatch: {CompositeImplicitAutograd: one}\n"
+                    "- func: two(Tensor self) -> Tensor\n  dispatch: {CompositeImplicitAutograd: two}\n")
+    groups = build_ops(load_native_functions(str(yaml)))
+    env = make_env()
+    env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({"bad.j2": "{{ op.schema }} {{ no_such_name }}"}), env.loader])
+    gen = Generation(ns=Namespace("aten"), groups=groups, yaml_name="nf.yaml", backends=("CPU", "Meta"), env=env)
+    with pytest.raises(CodegenError) as ei:
+        render(gen, "bad.j2", groups["two"], op=groups["two"][0])
+    assert str(ei.value).startswith(f"{yaml}:3: two: while rendering codegen/templates/bad.j2: UndefinedError: ")
+    assert "no_such_name" in str(ei.value)
+
+
+def test_backends_pick_the_kernel_kinds(yaml_copy, tmp_path):
+    out = tmp_path / "cpu_only"
+    generate(str(yaml_copy), str(out), None, backends=("CPU",))
+    regs = "".join(read(out / "registration" / f) for f in os.listdir(out / "registration"))
+    assert "c10::DispatchKey::Meta" not in regs and "k_Meta_" not in regs
+    assert "c10::DispatchKey::CPU, \n" not in regs and "&k_CPU_add_Tensor>" in regs
+    assert os.path.exists(out / "kernels" / "cpu" / "add.cpp")
+    out = tmp_path / "meta_only"
+    generate(str(yaml_copy), str(out), None, backends=("Meta",))
+    assert not os.path.exists(out / "kernels" / "cpu")
+    regs = "".join(read(out / "registration" / f) for f in os.listdir(out / "registration"))
+    assert "k_CPU_" not in regs and "&k_Meta_add_Tensor>" in regs
+    with pytest.raises(CodegenError, match="no generated kernel kind for 'CUDA'"):
+        generate(str(yaml_copy), str(tmp_path / "cuda"), None, backends=("CPU", "CUDA"))
+
+
+def test_autocast_is_announced_as_not_enforced_once(yaml_copy, tmp_path, capsys):
+    assert main(["--yaml", str(yaml_copy), "--out", str(tmp_path / "gen")]) == 0
+    notes = [l for l in capsys.readouterr().err.splitlines() if "autocast" in l]
+    assert len(notes) == 1 and "parsed and validated but not yet enforced" in notes[0], notes

@@ -89,11 +89,17 @@ def cpp_name(s: FunctionSchema, kind: str) -> str:
 
 # Which operators are methods and which are functions, in Python and in C++ alike.
 # The in-place variant derived from a pointwise entry is a method only (t.add_(u)).
+# Only the core adds methods to at::Tensor; an extension's operators, in-place
+# variants included, are functions of its namespace.
 def is_method(op: Op) -> bool:
+    if not op.ns.is_core:
+        return False
     return op.kind != "out" and ("method" in op.f.variants or (op.kind == "inplace" and op.f.pointwise is not None))
 
 
 def is_function(op: Op) -> bool:
+    if not op.ns.is_core:
+        return "function" in op.f.variants
     return "function" in op.f.variants and not (op.kind == "inplace" and op.f.pointwise is not None)
 
 
