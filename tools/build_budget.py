@@ -15,7 +15,6 @@ import argparse
 import collections
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
