@@ -27,6 +27,7 @@ NINJA_DIR = os.path.join(ROOT, "build", "ninja")
 def kind_of(out):
     name = os.path.basename(out)
     for prefix, kind in (("build_generated_kernels_cpu_", "generated CPU kernel files"),
+                         ("build_generated_ops_", "generated per-op files (one-file layout)"),
                          ("build_generated_registration_", "generated registration shards"),
                          ("build_generated_autograd_", "generated autograd shards"),
                          ("build_generated_python_", "generated python shards"),
@@ -78,7 +79,10 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*", help="measure only targets containing one of these")
     ap.add_argument("--yaml-entries", type=int, default=None, help="default: count '- func:' in native_functions.yaml")
+    ap.add_argument("--build-dir", default=None, help="another checkout's build/ninja (to compare layouts)")
     a = ap.parse_args(argv)
+    global NINJA_DIR
+    NINJA_DIR = a.build_dir or NINJA_DIR
     cmds = commands()
     if a.only:
         cmds = [c for c in cmds if any(s in c[0] for s in a.only)]
