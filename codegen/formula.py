@@ -27,11 +27,18 @@ class FormulaError(ValueError):
 POINTWISE_FUNCTIONS = frozenset("""
     abs sign sqrt rsqrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan
     atan2 sinh cosh tanh asinh acosh atanh sigmoid floor ceil round trunc frac reciprocal
-    pow fmod remainder minimum maximum clamp min max erf erfc lgamma isnan isinf isfinite
+    pow fmod remainder minimum maximum clamp erf erfc lgamma isnan isinf isfinite
     logical_not where floor_divide copysign hypot nan_to_num relu gelu silu softplus
     signbit trunc_divide true_divide lerp cast_bool clamp_min clamp_max
     bitwise_not shift_left shift_right logical_xor
 """.split())
+
+# Names a formula writer may reach for that tl_math deliberately lacks: C++'s
+# std::min/max return the other operand for NaN and are not host/device safe.
+NOT_POINTWISE_FUNCTIONS = {
+    "min": "use minimum(a, b) (NaN-propagating, as torch.minimum) or clamp_max(x, hi)",
+    "max": "use maximum(a, b) (NaN-propagating, as torch.maximum) or clamp_min(x, lo)",
+}
 
 CONSTANTS = frozenset({"true", "false", "M_PI", "M_LN2", "M_LN10", "INFINITY", "NAN"})
 
@@ -106,6 +113,9 @@ def check_pointwise_expr(expr: str, arg_names: set[str]) -> set[str]:
     for i, t in enumerate(tokens):
         if _IDENT.fullmatch(t):
             if _role(tokens, i) == "call":
+                if t in NOT_POINTWISE_FUNCTIONS:
+                    raise FormulaError(f"{t}() is not available in pointwise expr {expr!r}: "
+                                       f"{NOT_POINTWISE_FUNCTIONS[t]}")
                 if t not in POINTWISE_FUNCTIONS:
                     raise FormulaError(f"unknown function {t!r} in pointwise expr {expr!r}"
                                        f"{_hint(t, POINTWISE_FUNCTIONS)}; see POINTWISE_FUNCTIONS")

@@ -346,7 +346,15 @@ VARIANTS = ("function", "method")
 DTYPES = ("all", "numeric", "integral", "integral_and_bool", "floating", "bool")
 PROMOTE = ("default", "int_to_float", "none")
 RESULT = ("same", "bool")
-AUTOCAST = ("fp32", "lower", "promote", "none")
+# Autocast policies, as PyTorch's autocast lists name them: run in the lower
+# precision, in fp32, in fp32 taking (set_opt_dtype) or appending
+# (append_dtype) a dtype argument, at the widest input type, or refused.
+# Parsed and validated only; the mixed-precision issue enforces them.
+AUTOCAST = ("lower", "fp32", "fp32_set_opt_dtype", "fp32_append_dtype", "promote", "banned")
+AUTOCAST_DEVICES = ("CPU", "CUDA", "PrivateUse1")
+# C++ and file names a YAML namespace may not take (they are the core's or the generator's).
+RESERVED_NAMESPACES = ("at", "c10", "std", "tl", "torchlike", "native", "ops", "kernels", "functors",
+                       "registration", "autograd", "python")
 TAGS = ("pointwise", "reduction", "view", "inplace_view", "factory", "random", "nondeterministic", "core")
 
 
@@ -380,7 +388,7 @@ class NativeFunction:
     pointwise: Pointwise | None = None
     derivatives: tuple[tuple[str, str], ...] = ()  # (argument name, formula) in YAML order
     output_differentiability: tuple[bool, ...] | None = None
-    autocast: str | None = None
+    autocast: tuple[tuple[str, str], ...] = ()  # (device, policy); one policy for all: every device listed
     tags: tuple[str, ...] = ()
     autogen: tuple[str, ...] = ()
     python_module: str | None = None
@@ -436,12 +444,42 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
                             _LineLoader.construct_line_mapping)
 
 
+NAMESPACE_FIELDS = ("namespace", "functions")
+
+
 def load_native_functions(path: str, *, backends=("CPU", "Meta")) -> list[NativeFunction]:
     """Parse and validate every entry; the first problem raises CodegenError."""
+    return load_native_file(path, backends=backends)[1]
+
+
+def load_native_file(path: str, *, backends=("CPU", "Meta")) -> tuple[str, list[NativeFunction]]:
+    """(namespace, entries) of one YAML file. The file is either a list of
+    entries (namespace `aten`, the core) or a mapping
+    `{namespace: myext, functions: [entries]}` (an extension's operators)."""
     with open(path, encoding="utf-8") as fh:
         loader = _LineLoader(fh)
         try:
             root = loader.get_single_node()
+            namespace = "aten"
+            if isinstance(root, yaml.MappingNode):
+                top = {}
+                for k, v in root.value:
+                    key = loader.construct_object(k, deep=True)
+                    if key not in NAMESPACE_FIELDS:
+                        raise CodegenError(Location(path, k.start_mark.line + 1),
+                                           f"unknown top-level field {key!r}; allowed: {', '.join(NAMESPACE_FIELDS)}")
+                    top[key] = (k, v)
+                if "namespace" not in top or "functions" not in top:
+                    raise CodegenError(Location(path, root.start_mark.line + 1),
+                                       "a mapping at the top needs 'namespace: <name>' and 'functions: [entries]'")
+                k, v = top["namespace"]
+                namespace = loader.construct_object(v, deep=True)
+                if not (isinstance(namespace, str) and re.fullmatch(r"[a-z][a-z0-9_]*", namespace)) \
+                        or namespace in RESERVED_NAMESPACES:
+                    raise CodegenError(Location(path, k.start_mark.line + 1),
+                                       f"namespace {namespace!r} must be a lower-case C++ identifier, not one of "
+                                       f"{', '.join(RESERVED_NAMESPACES)}")
+                root = top["functions"][1]
             if root is not None and not isinstance(root, yaml.SequenceNode):
                 raise CodegenError(Location(path, root.start_mark.line + 1), "expected a list of entries")
             items = [(n.start_mark.line + 1, loader.construct_object(n, deep=True))
@@ -468,7 +506,7 @@ def load_native_functions(path: str, *, backends=("CPU", "Meta")) -> list[Native
                 raise CodegenError(f.loc, f"duplicate operator {name}{why}; first defined at {seen[name]}")
             seen[name] = f"{f.loc}{why}"
         functions.append(f)
-    return functions
+    return namespace, functions
 
 
 def _parse_entry(e: _LineDict, path: str, backends) -> NativeFunction:
@@ -584,16 +622,26 @@ def _parse_entry(e: _LineDict, path: str, backends) -> NativeFunction:
                  f"{len(schema.returns)} returns", "output_differentiability")
         out_diff = tuple(out_diff)
 
-    autocast = e.get("autocast")
-    if autocast is not None:
-        choice(autocast, AUTOCAST, "autocast", "autocast")
+    autocast = ()
+    if "autocast" in e:
+        a = e["autocast"]
+        if isinstance(a, _LineDict):
+            for dev, policy in a.items():
+                choice(dev, AUTOCAST_DEVICES, "autocast device", dev, a)
+                choice(policy, AUTOCAST, "autocast", dev, a)
+            autocast = tuple(a.items())
+        else:
+            choice(a, AUTOCAST, "autocast", "autocast")
+            autocast = tuple((dev, a) for dev in AUTOCAST_DEVICES)
     tags = strings("tags")
     for t in tags:
         choice(t, TAGS, "tag", "tags")
-    autogen = strings("autogen")
-    for a in autogen:
-        if not re.fullmatch(r"[A-Za-z_]\w*(\.\w+)?", a):
-            fail(f"{name}: autogen entry {a!r} is not an operator name like 'add.out'", "autogen")
+    if "autogen" in e:
+        # PyTorch derives out=/functional variants from `autogen`; nothing here
+        # does yet, and an ignored field would silently leave the op missing.
+        fail(f"{name}: 'autogen' is not implemented: write the generated variants as entries of their own "
+             "(a pointwise entry gets its in-place and out= variants without it)", "autogen")
+    autogen = ()
     python_module = e.get("python_module")
     if python_module is not None and not (isinstance(python_module, str) and _IDENT.fullmatch(python_module)):
         fail(f"{name}: 'python_module' must be a module name like 'nn'", "python_module")

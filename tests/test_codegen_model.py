@@ -422,3 +422,79 @@ def test_pointwise_variants(func, inplace, out):
 def test_pointwise_variants_of_entry():
     add = next(f for f in load_native_functions(NATIVE_FUNCTIONS) if str(f.func.name) == "add.Tensor")
     assert [str(s.name) for s in pointwise_variants(add)] == ["add_.Tensor", "add.out"]
+
+
+@pytest.mark.parametrize("name,text,line,needles", [
+    ("autogen", """
+- func: foo(Tensor self) -> Tensor
+  dispatch: {CompositeImplicitAutograd: foo}
+  autogen: foo.out
+""", 3, ["'autogen' is not implemented", "foo"]),
+    ("autocast_device", """
+- func: foo(Tensor self) -> Tensor
+  dispatch: {CompositeImplicitAutograd: foo}
+  autocast: {CPU: fp32, GPU: lower}
+""", 3, ["unknown autocast device 'GPU'", "CUDA"]),
+    ("autocast_device_policy", """
+- func: foo(Tensor self) -> Tensor
+  dispatch: {CompositeImplicitAutograd: foo}
+  autocast: {CPU: fp32, CUDA: half}
+""", 3, ["unknown autocast 'half'", "fp32_set_opt_dtype"]),
+])
+def test_unimplemented_fields_are_rejected_with_line(tmp_path, name, text, line, needles):
+    path, run = load(tmp_path, text)
+    with pytest.raises(CodegenError) as e:
+        run()
+    msg = str(e.value)
+    assert msg.startswith(f"{path}:{line}: "), msg
+    for needle in needles:
+        assert needle in msg, msg
+
+
+def test_autocast_policy_per_device_or_for_all(tmp_path):
+    text = """
+- func: foo(Tensor self) -> Tensor
+  dispatch: {CompositeImplicitAutograd: foo}
+  autocast: {CPU: fp32, CUDA: lower}
+- func: bar(Tensor self) -> Tensor
+  dispatch: {CompositeImplicitAutograd: bar}
+  autocast: fp32_append_dtype
+"""
+    foo, bar = load(tmp_path, text)[1]()
+    assert foo.autocast == (("CPU", "fp32"), ("CUDA", "lower"))
+    assert dict(bar.autocast) == {"CPU": "fp32_append_dtype", "CUDA": "fp32_append_dtype",
+                                  "PrivateUse1": "fp32_append_dtype"}
+
+
+@pytest.mark.parametrize("fn,instead", [("min", "minimum"), ("max", "maximum")])
+def test_min_max_in_pointwise_expr_point_to_nan_propagating_functions(fn, instead):
+    with pytest.raises(FormulaError, match=f"{fn}\\(\\) is not available.*{instead}"):
+        check_pointwise_expr(f"{fn}(self, other)", {"self", "other"})
+    # An argument named min/max is still a plain name (clamp's bounds).
+    assert check_pointwise_expr(f"clamp_{fn}(self, {fn})", {"self", fn}) == {"self", fn}
+
+
+def test_every_pointwise_function_exists_in_tl_math():
+    """A name the expr checker accepts must compile: it is defined in, or
+    brought into, namespace tl_math (aten/native/Math.h)."""
+    import re
+    from codegen.formula import POINTWISE_FUNCTIONS
+    with open(os.path.join(ROOT, "csrc", "aten", "native", "Math.h")) as fh:
+        src = fh.read()
+    defined = set(re.findall(r"\b(\w+)\s*\(", src)) | set(re.findall(r"using std::(\w+);", src))
+    assert POINTWISE_FUNCTIONS <= defined, sorted(POINTWISE_FUNCTIONS - defined)
+
+
+def test_namespace_file(tmp_path):
+    from codegen.model import load_native_file
+    p = tmp_path / "ext.yaml"
+    p.write_text("namespace: myext\nfunctions:\n- func: foo(Tensor self) -> Tensor\n"
+                 "  dispatch: {CompositeImplicitAutograd: foo}\n")
+    ns, fns = load_native_file(str(p))
+    assert ns == "myext" and [str(f.func.name) for f in fns] == ["foo"] and fns[0].loc.line == 3
+    p.write_text("namespace: at\nfunctions: []\n")
+    with pytest.raises(CodegenError, match=f"{p}:1: namespace 'at'"):
+        load_native_file(str(p))
+    p.write_text("namespace: myext\nfuncs: []\n")
+    with pytest.raises(CodegenError, match=f"{p}:2: unknown top-level field 'funcs'"):
+        load_native_file(str(p))
