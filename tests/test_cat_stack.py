@@ -98,12 +98,8 @@ def test_tuple_argument_and_keyword_dim():
     np.testing.assert_array_equal(np.asarray(r), [[1, 1], [0, 0]])
 
 
-# An empty list carries no tensor, so the call reaches the dispatcher with an
-# empty key set and fails there ("Could not run 'aten::cat' with arguments from
-# the 'Undefined' backend") before cat's own check can give PyTorch's error.
-# The fix belongs in the generated op entry (pick the CPU key when every tensor
-# argument is an empty list); strict, so this turns red once that is done.
-@pytest.mark.xfail(strict=True, reason="empty Tensor[] reaches the dispatcher with no backend key")
+# An empty list carries no device: the call goes to the CPU kernel, whose own
+# check gives PyTorch's error.
 @pytest.mark.parametrize("op,exc,msg", [("cat", ValueError, r"torch\.cat\(\): expected a non-empty list of Tensors"),
                                         ("stack", RuntimeError, "stack expects a non-empty TensorList")])
 def test_empty_list_error_is_pytorchs(op, exc, msg):

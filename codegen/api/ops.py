@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from codegen.formula import POINTWISE_FUNCTIONS, tokenize
-from codegen.model import SCALAR, BaseType, CodegenError, FunctionSchema, NativeFunction
+from codegen.model import SCALAR, BaseType, CodegenError, FunctionSchema, ListType, NativeFunction
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,15 @@ class Op:
     @property
     def has_tensor_args(self):
         return any(x.type.is_tensor_like for x in self.schema.arguments)
+
+    @property
+    def list_only_tensor_args(self):
+        """Names of the Tensor[] arguments when they are the op's only tensors
+        (cat, stack): an empty list carries no device to dispatch on."""
+        ts = [x for x in self.schema.arguments if x.type.is_tensor_like]
+        if ts and all(isinstance(x.type, ListType) for x in ts):
+            return [x.name for x in ts]
+        return []
 
     @property
     def device_arg(self):
