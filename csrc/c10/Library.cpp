@@ -53,21 +53,21 @@ void schemaArity(const std::string& schema, size_t* nargs, size_t* nret, std::st
 }
 
 Library& Library::def(const std::string& schema) {
-  size_t nargs, nret;
-  std::string name;
-  schemaArity(schema, &nargs, &nret, &name);
-  Dispatcher::singleton().registerSchema(qualify(name), qualify(schema), nargs, nret);
+  FunctionSchema parsed = FunctionSchema::parse(schema);
+  if (parsed.ns().empty()) parsed = parsed.withNamespace(ns_);
+  handles_.push_back(Dispatcher::singleton().addSchema(parsed.str()));
   return *this;
 }
 
 Library& Library::impl(const std::string& name, DispatchKey key, KernelFunction k) {
   TL_CHECK(key != DispatchKey::Undefined, "Library::impl(", name, "): no dispatch key given");
-  Dispatcher::singleton().registerKernel(qualify(name), key, std::move(k));
+  handles_.push_back(Dispatcher::singleton().addKernel(qualify(name), key, std::move(k)));
   return *this;
 }
 
 Library& Library::fallback(KernelFunction k) {
-  Dispatcher::singleton().registerFallback(key_, std::move(k));
+  TL_CHECK(key_ != DispatchKey::Undefined, "Library::fallback: the library has no dispatch key");
+  handles_.push_back(Dispatcher::singleton().addFallback(key_, std::move(k)));
   return *this;
 }
 
