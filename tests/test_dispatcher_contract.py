@@ -259,12 +259,12 @@ def test_registration_racing_with_calls():
     op = f"_test::{name}"
     VF._dispatch_testing_define(f"{name}(Tensor self) -> int")
     x = tl.tensor([1.0])
-    callers, calls = 3, 20000
-    got_a, got_b, other, cycles = VF._dispatch_testing_stress(op, x, callers, calls)
-    # Every call ran one of the two kernels; registration kept cycling meanwhile.
+    got_a, got_b, other, cycles = VF._dispatch_testing_stress(op, x, 2, 100)
+    # Every cycle saw callers switch to kernel A and back to B, and every call
+    # ran one of the two kernels.
+    assert cycles == 100
     assert other == 0
-    assert got_a + got_b == callers * calls
-    assert got_b > 0 and cycles > 0
+    assert got_a > 0 and got_b > 0
     # After the last deregistration the permanent kernel B is what remains.
     assert "stress A" not in C._dispatch_dump_table(op)
     assert "CPU: stress B [kernel]" in C._dispatch_dump_table(op)

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <map>
@@ -186,9 +187,12 @@ static PyObject* t_typed_handle(PyObject*, PyObject* args) {
 }
 
 // ---- concurrency: one thread registers and deregisters kernel A on CPU
-// (over a permanent kernel B) while `callers` threads call the operator
-// through its typed handle. Returns (calls that got A, calls that got B,
-// calls that got anything else, registration cycles).
+// (over a permanent kernel B) `cycles` times, while `callers` threads call the
+// operator through its typed handle until it is done. Each cycle waits (up to
+// a second) until some caller has run A, and after deregistering until some
+// caller has run B again, so the calls really overlap the transitions.
+// Returns (calls that got A, calls that got B, calls that got anything else,
+// cycles completed).
 static int64_t k_stress_a(c10::DispatchKeySet, const c10::TensorBase&) { return 1; }
 static int64_t k_stress_b(c10::DispatchKeySet, const c10::TensorBase&) { return 2; }
 
@@ -196,44 +200,47 @@ static PyObject* t_stress(PyObject*, PyObject* args) {
   TL_PY_BEGIN
   const char* op;
   PyObject* t;
-  int callers, calls;
-  if (!PyArg_ParseTuple(args, "sOii", &op, &t, &callers, &calls)) return nullptr;
+  int callers, cycles;
+  if (!PyArg_ParseTuple(args, "sOii", &op, &t, &callers, &cycles)) return nullptr;
   TL_CHECK_TYPE(is_tensor(t), "expected a tensor");
-  TL_CHECK_VALUE(callers > 0 && calls > 0, "callers and calls must be positive");
+  TL_CHECK_VALUE(callers > 0 && cycles > 0, "callers and cycles must be positive");
   c10::TensorBase x = unpack(t);
   auto& d = c10::Dispatcher::singleton();
   d.registerKernel(op, c10::DispatchKey::CPU,
                    c10::KernelFunction::makeUnboxed<decltype(k_stress_b), &k_stress_b>("stress B"));
   auto h = d.typed<int64_t(const c10::TensorBase&)>(op);
-  std::atomic<int64_t> got_a{0}, got_b{0}, got_other{0}, cycles{0};
-  std::atomic<int> running{callers};
+  std::atomic<int64_t> got_a{0}, got_b{0}, got_other{0};
+  std::atomic<bool> stop{false};
+  int done = 0;
   {
     GilRelease nogil;
     std::vector<std::thread> threads;
     for (int c = 0; c < callers; ++c)
       threads.emplace_back([&] {
-        int64_t a = 0, b = 0, o = 0;
-        for (int i = 0; i < calls; ++i) {
+        while (!stop.load(std::memory_order_relaxed)) {
           int64_t r = h.call(x);
-          (r == 1 ? a : r == 2 ? b : o)++;
+          (r == 1 ? got_a : r == 2 ? got_b : got_other).fetch_add(1, std::memory_order_relaxed);
         }
-        got_a += a, got_b += b, got_other += o;
-        --running;
       });
-    threads.emplace_back([&] {
-      // Keep cycling until every caller is done (at least once).
-      do {
-        c10::RegistrationHandle reg = d.addKernel(
-            op, c10::DispatchKey::CPU, c10::KernelFunction::makeUnboxed<decltype(k_stress_a), &k_stress_a>("stress A"));
-        std::this_thread::yield();
-        reg.reset();
-        ++cycles;
-      } while (running.load() > 0);
-    });
+    auto wait_for_more = [](std::atomic<int64_t>& counter, int64_t than) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (counter.load() <= than)
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        else std::this_thread::yield();
+      return true;
+    };
+    for (; done < cycles; ++done) {
+      c10::RegistrationHandle reg = d.addKernel(
+          op, c10::DispatchKey::CPU, c10::KernelFunction::makeUnboxed<decltype(k_stress_a), &k_stress_a>("stress A"));
+      if (!wait_for_more(got_a, got_a.load())) break;
+      int64_t b_before = got_b.load();
+      reg.reset();
+      if (!wait_for_more(got_b, b_before)) break;
+    }
+    stop = true;
     for (auto& th : threads) th.join();
   }
-  return Py_BuildValue("(LLLL)", (long long)got_a.load(), (long long)got_b.load(), (long long)got_other.load(),
-                       (long long)cycles.load());
+  return Py_BuildValue("(LLLi)", (long long)got_a.load(), (long long)got_b.load(), (long long)got_other.load(), done);
   TL_PY_END
 }
 
