@@ -243,6 +243,16 @@ def test_schema_arriving_after_kernel_is_checked():
     assert C._dispatch_schema(op) == f"{op}(Tensor self, Scalar s) -> Tensor"
 
 
+def test_schema_arriving_after_typed_handle_is_checked():
+    name = _fresh("late_handle")
+    op = f"_test::{name}"
+    VF._dispatch_testing_typed_handle(op, "int_return")  # no schema yet: accepted
+    with pytest.raises(RuntimeError, match=re.escape("a typed handle has C++ signature int64_t(const at::TensorBase&)")):
+        VF._dispatch_testing_define(f"{name}(Tensor self) -> Tensor")
+    VF._dispatch_testing_define(f"{name}(Tensor self) -> int")
+    assert C._dispatch_schema(op) == f"{op}(Tensor self) -> int"
+
+
 def test_schemaless_typed_kernels_must_agree():
     op = "_test::" + _fresh("schemaless")
     VF._dispatch_testing_register_typed(op, "CPU", "unary")

@@ -40,9 +40,6 @@ class Library {
   std::vector<RegistrationHandle> handles_;
 };
 
-// Counts top-level arguments and returns of a schema string.
-void schemaArity(const std::string& schema, size_t* nargs, size_t* nret, std::string* name);
-
 namespace detail {
 // What TL_LIBRARY / TL_LIBRARY_IMPL define: a function-local static holding
 // the Library, created at load time (or earlier, by an explicit init entry
