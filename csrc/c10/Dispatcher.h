@@ -2,50 +2,122 @@
 // computed from what was registered (direct kernels, alias keys, backend
 // fallbacks). A call computes its key set, masks fallthroughs, and jumps
 // through the table entry of the highest key.
+//
+// Concurrency: registration and calls may run on different threads. Each
+// operator publishes an immutable DispatchTable through an atomic pointer;
+// registration (under the dispatcher's mutex) builds a new table and
+// publishes it with a release store, and a call does one acquire load and
+// no lock or read-modify-write. Replaced tables, and the KernelFunction
+// objects they point to, are retired but never freed, since a caller on
+// another thread may still be running through them; registration is rare
+// (startup, library load/unload), so the leak is bounded by the number of
+// registrations made (a table is 8 bytes per runtime key).
 #pragma once
+#include <atomic>
+#include <cstdint>
 #include <functional>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
+#include "FunctionSchema.h"
 #include "KernelFunction.h"
 
 namespace c10 {
 
+// Undoes one registration when destroyed (library unload); release() keeps it
+// for the process's lifetime instead. Move-only.
+class RegistrationHandle {
+ public:
+  RegistrationHandle() = default;
+  explicit RegistrationHandle(std::function<void()> undo) : undo_(std::move(undo)) {}
+  RegistrationHandle(RegistrationHandle&& o) noexcept : undo_(std::move(o.undo_)) { o.undo_ = nullptr; }
+  RegistrationHandle& operator=(RegistrationHandle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      undo_ = std::move(o.undo_);
+      o.undo_ = nullptr;
+    }
+    return *this;
+  }
+  RegistrationHandle(const RegistrationHandle&) = delete;
+  RegistrationHandle& operator=(const RegistrationHandle&) = delete;
+  ~RegistrationHandle() { reset(); }
+  void reset() {
+    if (undo_) {
+      auto undo = std::move(undo_);
+      undo_ = nullptr;
+      undo();
+    }
+  }
+  void release() { undo_ = nullptr; }
+  bool active() const { return static_cast<bool>(undo_); }
+
+ private:
+  std::function<void()> undo_;
+};
+
+// What a call reads: for every runtime key the kernel to run (never null; a
+// missing kernel is an invalid KernelFunction), plus one slot for the empty
+// key set, and the keys whose kernel is not a fallthrough. Immutable once
+// published.
+struct DispatchTable {
+  const KernelFunction* kernels[kNumRuntimeKeys + 1];
+  DispatchKeySet non_fallthrough;
+};
+
 class OperatorEntry {
  public:
-  OperatorEntry(std::string name) : name_(std::move(name)) {}
+  explicit OperatorEntry(std::string name);
   const std::string& name() const { return name_; }  // "aten::add.Tensor"
-  const std::string& schema() const { return schema_; }
-  bool hasSchema() const { return !schema_.empty(); }
-  size_t numArguments() const { return num_args_; }
-  size_t numReturns() const { return num_returns_; }
+  // The parsed schema, or nullptr while none is registered. Immutable; a
+  // replaced schema is retired, never freed, like tables.
+  const FunctionSchema* schemaOrNull() const { return schema_.load(std::memory_order_acquire); }
+  bool hasSchema() const { return schemaOrNull() != nullptr; }
+  std::string schema() const;  // printed back, "" when none
+  size_t numArguments() const;
+  size_t numReturns() const;
 
-  const KernelFunction& lookup(DispatchKey k) const { return table_[(int)k]; }
-  DispatchKeySet nonFallthroughKeys() const { return non_fallthrough_; }
+  const DispatchTable& table() const { return *table_.load(std::memory_order_acquire); }
+  const KernelFunction& lookup(DispatchKey k) const { return *table().kernels[(int)k]; }
+  DispatchKeySet nonFallthroughKeys() const { return table().non_fallthrough; }
 
   // Error path shared by typed and boxed calls.
   [[noreturn]] void reportMissing(DispatchKeySet ks) const;
   std::string dumpState() const;      // registrations, for tools/dispatch_table
   std::string dumpComputedTable() const;
 
-  // Mutation happens under the dispatcher's lock.
-  void setSchema(std::string schema, size_t nargs, size_t nret);
-  void addKernel(DispatchKey k, KernelFunction f);
-  void removeKernel(DispatchKey k);
-  void recompute(const KernelFunction* fallbacks);
-
  private:
-  std::string name_, schema_;
-  size_t num_args_ = 0, num_returns_ = 0;
-  std::map<DispatchKey, KernelFunction> kernels_;
-  KernelFunction table_[kNumRuntimeKeys + 1];  // last slot: Undefined (empty key set) stays invalid
+  friend class Dispatcher;
+  struct KernelRegistration {
+    uint64_t id;
+    DispatchKey key;
+    const KernelFunction* kernel;  // immortal (see the note at the top)
+  };
+  // All below: called with the dispatcher's mutex held.
+  void checkSignature(const std::string& actual, const std::string& what) const;
+  std::string expectedSignature(std::string* from) const;
+  void recompute(const std::vector<std::vector<std::pair<uint64_t, const KernelFunction*>>>& fallbacks);
+
+  std::string name_;
+  std::atomic<const FunctionSchema*> schema_{nullptr};
+  std::atomic<const DispatchTable*> table_;
+  // Registration state, guarded by the dispatcher's mutex.
+  std::vector<uint64_t> schema_registrations_;  // one id per def of the (identical) schema
+  std::vector<KernelRegistration> kernels_;     // in registration order; the newest per key wins
+  std::vector<std::string> typed_signatures_;   // Sig of every typed<Sig>() handle made
   std::string table_source_[kNumRuntimeKeys];
-  DispatchKeySet non_fallthrough_ = DispatchKeySet::fullSet();
 };
 
 // The key set for a call: tensor keys plus TLS include, minus TLS exclude.
+// Autocast (like Python) is a TLS *include*: tensors never carry Autocast
+// bits, so `autocast` adds its device's Autocast key to tls.included and every
+// call inside the region then reaches the Autocast kernel, which redispatches
+// below itself. It is not the removal of an exclusion (which every tensor would
+// have to trigger by carrying the bit). no_grad, by contrast, adds the
+// Autograd keys to tls.excluded. Highest bit of the result wins.
 inline DispatchKeySet applyTLS(DispatchKeySet ks) {
   const LocalDispatchKeySet& tls = tlsLocalDispatchKeySet();
   return (ks | tls.included) - tls.excluded;
@@ -99,9 +171,11 @@ class TypedOperatorHandle<R(Args...)> {
 
  private:
   R redispatch_masked(DispatchKeySet ks, Args... args) const {
-    ks = ks & e_->nonFallthroughKeys();
+    // One acquire load of the published table; everything it points to is immutable.
+    const DispatchTable& t = e_->table();
+    ks = ks & t.non_fallthrough;
     DispatchKey k = ks.highestPriorityKey();
-    const KernelFunction& fn = e_->lookup(k == DispatchKey::Undefined ? DispatchKey::NumRuntimeKeys : k);
+    const KernelFunction& fn = *t.kernels[k == DispatchKey::Undefined ? kNumRuntimeKeys : (int)k];
     if (TL_UNLIKELY(!fn.isValid())) e_->reportMissing(ks);
     return fn.template call<R, Args...>(*e_, ks, std::forward<Args>(args)...);
   }
@@ -116,15 +190,29 @@ class Dispatcher {
   OperatorEntry* findOrCreate(const std::string& name);
   OperatorEntry* find(const std::string& name) const;  // nullptr when unknown
   OperatorEntry* findSchemaOrThrow(const std::string& name) const;
+  // A typed view. Sig is checked against the schema (and the typed kernels)
+  // here, once, and again if the schema is registered later: a mismatch is a
+  // registration error naming both signatures, never an unchecked cast.
   template <class Sig>
   TypedOperatorHandle<Sig> typed(const std::string& name) {
-    return TypedOperatorHandle<Sig>(findOrCreate(name));
+    OperatorEntry* e = findOrCreate(name);
+    addTypedSignature(e, detail::CppSignature<Sig>::get());
+    return TypedOperatorHandle<Sig>(e);
   }
 
+  // Scoped registrations: each returns a handle that undoes it when destroyed.
+  // A schema may be defined again only identically (the handles then count).
+  [[nodiscard]] RegistrationHandle addSchema(const std::string& schema);
+  [[nodiscard]] RegistrationHandle addKernel(const std::string& name, DispatchKey k, KernelFunction f);
+  [[nodiscard]] RegistrationHandle addFallback(DispatchKey k, KernelFunction f);
+
+  // Permanent registrations, for the built-in operators (generated code):
+  // they live as long as the process. nargs/nret are checked against the schema.
   void registerSchema(const std::string& name, const std::string& schema, size_t nargs, size_t nret);
   void registerKernel(const std::string& name, DispatchKey k, KernelFunction f);
-  void deregisterKernel(const std::string& name, DispatchKey k);
   void registerFallback(DispatchKey k, KernelFunction f);
+  // Remove every registration on the key (permanent or scoped).
+  void deregisterKernel(const std::string& name, DispatchKey k);
   void deregisterFallback(DispatchKey k);
 
   // Boxed entry: computes the key set from the Tensors/lists/devices on the stack.
@@ -132,12 +220,20 @@ class Dispatcher {
   void redispatchBoxed(const OperatorEntry& op, DispatchKeySet ks, Stack* stack) const;
 
   std::vector<std::string> allOperatorNames() const;
+  // Held while registration state is read or changed (never by calls).
+  std::mutex& registrationMutex() const { return mu_; }
 
  private:
   Dispatcher();
+  void addTypedSignature(OperatorEntry* e, const std::string& sig);
+  void removeSchema(OperatorEntry* e, uint64_t id);
+  void removeKernel(OperatorEntry* e, uint64_t id);
+  void removeFallback(DispatchKey k, uint64_t id);
   mutable std::mutex mu_;
-  std::unordered_map<std::string, OperatorEntry*> ops_;
-  KernelFunction fallbacks_[kNumRuntimeKeys];
+  std::unordered_map<std::string, OperatorEntry*> ops_;  // entries are never freed
+  // Per runtime key, the registered fallbacks (id, kernel); the newest wins.
+  std::vector<std::vector<std::pair<uint64_t, const KernelFunction*>>> fallbacks_;
+  uint64_t next_id_ = 1;
 };
 
 }  // namespace c10

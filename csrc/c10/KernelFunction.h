@@ -4,7 +4,11 @@
 // boxed kernel exists, and every unboxed kernel gets a boxed wrapper.
 #pragma once
 #include <memory>
+#include <string>
+#include <tuple>
 #include <type_traits>
+#include <typeinfo>
+#include <vector>
 #include "IValue.h"
 
 namespace c10 {
@@ -13,6 +17,70 @@ class OperatorEntry;
 using BoxedKernelFn = void (*)(void* ctx, const OperatorEntry& op, DispatchKeySet ks, Stack* stack);
 
 namespace detail {
+// ---- C++ signatures as text, for checking typed kernels and handles against
+// the schema at registration (FunctionSchema::cppSignature spells the same).
+// Unknown types get a name no schema produces, so they always mismatch.
+template <class T> struct CppTypeName {
+  static std::string get() { return std::string("<C++ type ") + typeid(T).name() + ">"; }
+};
+#define TL_CPP_TYPE_NAME(T, spelled) \
+  template <> struct CppTypeName<T> { static std::string get() { return spelled; } };
+TL_CPP_TYPE_NAME(void, "void")
+TL_CPP_TYPE_NAME(c10::TensorBase, "at::TensorBase")
+TL_CPP_TYPE_NAME(int64_t, "int64_t")
+TL_CPP_TYPE_NAME(double, "double")
+TL_CPP_TYPE_NAME(bool, "bool")
+TL_CPP_TYPE_NAME(std::string_view, "std::string_view")
+TL_CPP_TYPE_NAME(c10::Scalar, "at::Scalar")
+TL_CPP_TYPE_NAME(c10::ScalarType, "at::ScalarType")
+TL_CPP_TYPE_NAME(c10::Layout, "at::Layout")
+TL_CPP_TYPE_NAME(c10::Device, "at::Device")
+TL_CPP_TYPE_NAME(c10::Generator, "c10::Generator")
+TL_CPP_TYPE_NAME(c10::MemoryFormat, "at::MemoryFormat")
+TL_CPP_TYPE_NAME(c10::IntArrayRef, "at::IntArrayRef")
+TL_CPP_TYPE_NAME(c10::ArrayRef<c10::TensorBase>, "at::TensorBaseList")
+#undef TL_CPP_TYPE_NAME
+template <class T> struct CppTypeName<c10::ArrayRef<T>> {
+  static std::string get() { return "c10::ArrayRef<" + CppTypeName<T>::get() + ">"; }
+};
+template <class T> struct CppTypeName<std::optional<T>> {
+  static std::string get() { return "std::optional<" + CppTypeName<T>::get() + ">"; }
+};
+template <class T> struct CppTypeName<std::vector<T>> {
+  static std::string get() { return "std::vector<" + CppTypeName<T>::get() + ">"; }
+};
+template <class... Ts> struct CppTypeName<std::tuple<Ts...>> {
+  static std::string get() {
+    std::string s;
+    ((s += (s.empty() ? "" : ", ") + CppTypeName<Ts>::get()), ...);
+    return "std::tuple<" + s + ">";
+  }
+};
+template <class T> struct CppTypeName<const T&> {
+  static std::string get() { return "const " + CppTypeName<T>::get() + "&"; }
+};
+template <class T> struct CppTypeName<T&> {
+  static std::string get() { return CppTypeName<T>::get() + "&"; }
+};
+template <class T> struct CppTypeName<T&&> {
+  static std::string get() { return CppTypeName<T>::get() + "&&"; }
+};
+
+template <class Sig> struct CppSignature;
+template <class R, class... Args> struct CppSignature<R(Args...)> {
+  // "at::TensorBase(const at::TensorBase&, const at::Scalar&)"
+  static std::string get() {
+    std::string s;
+    ((s += (s.empty() ? "" : ", ") + CppTypeName<Args>::get()), ...);
+    return CppTypeName<R>::get() + "(" + s + ")";
+  }
+};
+// A kernel's signature without its leading DispatchKeySet parameter.
+template <class Sig> struct KernelCppSignature;
+template <class R, class... Args> struct KernelCppSignature<R(DispatchKeySet, Args...)> {
+  static std::string get() { return CppSignature<R(Args...)>::get(); }
+};
+
 template <class F> struct fn_traits;
 template <class R, class... A> struct fn_traits<R (*)(A...)> {
   using ret = R;
@@ -63,6 +131,9 @@ class KernelFunction {
   bool isValid() const { return unboxed_ || boxed_; }
   bool isFallthrough() const { return fallthrough_; }
   const std::string& debug() const { return debug_; }
+  // The C++ signature of an unboxed kernel (without its DispatchKeySet),
+  // empty for boxed-only kernels and fallthroughs, which take any operator.
+  std::string cppSignature() const { return signature_ ? signature_() : std::string(); }
 
   static KernelFunction makeFallthrough() {
     KernelFunction k;
@@ -85,6 +156,7 @@ class KernelFunction {
     KernelFunction k;
     k.unboxed_ = reinterpret_cast<void*>(fn);
     k.boxed_ = &detail::BoxedAdapter<Sig*, fn, Sig>::call;
+    k.signature_ = &detail::KernelCppSignature<Sig>::get;
     k.debug_ = std::move(debug);
     return k;
   }
@@ -92,6 +164,9 @@ class KernelFunction {
   template <class R, class... Args>
   R call(const OperatorEntry& op, DispatchKeySet ks, Args... args) const {
     if (TL_LIKELY(unboxed_ != nullptr)) {
+      // Not an unchecked cast: the dispatcher refuses, at registration, an
+      // unboxed kernel whose signature differs from the operator's schema,
+      // and a typed handle R(Args...) whose signature differs likewise.
       return reinterpret_cast<R (*)(DispatchKeySet, Args...)>(unboxed_)(ks, std::forward<Args>(args)...);
     }
     Stack stack;
@@ -109,6 +184,7 @@ class KernelFunction {
   void* unboxed_ = nullptr;
   BoxedKernelFn boxed_ = nullptr;
   void* ctx_ = nullptr;
+  std::string (*signature_)() = nullptr;
   std::shared_ptr<void> owner_;
   bool fallthrough_ = false;
   std::string debug_;

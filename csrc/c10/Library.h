@@ -1,9 +1,11 @@
-// Registration API for operators and kernels, used by generated code, by
-// hand-written kernels and by extensions. Every registration is a plain
-// function call, so a registrar can be invoked explicitly; TL_LIBRARY_IMPL
-// additionally runs it from a static initialiser for out-of-tree libraries.
+// Registration API for operators and kernels, used by hand-written kernels and
+// by extensions. A Library owns what it registers: destroying it (library
+// unload) removes its schemas, kernels and fallbacks, and what they had
+// replaced comes back. The generated core operators register permanently
+// through Dispatcher::registerSchema / registerKernel instead.
 #pragma once
 #include <string>
+#include <vector>
 #include "Dispatcher.h"
 
 namespace c10 {
@@ -11,23 +13,48 @@ namespace c10 {
 class Library {
  public:
   // ns: operator namespace ("aten", "myops"); key: default key for impl() calls.
-  Library(std::string ns, DispatchKey key = DispatchKey::Undefined) : ns_(std::move(ns)), key_(key) {}
+  explicit Library(std::string ns, DispatchKey key = DispatchKey::Undefined) : ns_(std::move(ns)), key_(key) {}
+  Library(Library&&) = default;
+  Library& operator=(Library&&) = delete;
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  ~Library() { reset(); }
 
-  // Declares an operator from its schema string ("foo(Tensor self) -> Tensor").
+  // Declares an operator from its schema string ("foo(Tensor self) -> Tensor");
+  // an unqualified name gets this library's namespace.
   Library& def(const std::string& schema);
   Library& impl(const std::string& name, KernelFunction k) { return impl(name, key_, std::move(k)); }
   Library& impl(const std::string& name, DispatchKey key, KernelFunction k);
   Library& fallback(KernelFunction k);
 
   std::string qualify(const std::string& name) const;
+  // Removes everything registered so far, newest first.
+  void reset() {
+    while (!handles_.empty()) handles_.pop_back();
+  }
+  size_t numRegistrations() const { return handles_.size(); }
 
  private:
   std::string ns_;
   DispatchKey key_;
+  std::vector<RegistrationHandle> handles_;
 };
 
-// Counts top-level arguments and returns of a schema string (enough for boxing).
-void schemaArity(const std::string& schema, size_t* nargs, size_t* nret, std::string* name);
+namespace detail {
+// What TL_LIBRARY / TL_LIBRARY_IMPL define: a function-local static holding
+// the Library, created at load time (or earlier, by an explicit init entry
+// point) and destroyed, deregistering everything, when the shared object is
+// unloaded or the process exits.
+class StaticLibrary {
+ public:
+  using Body = void (*)(Library&);
+  StaticLibrary(const char* ns, DispatchKey key, Body body) : lib_(ns, key) { body(lib_); }
+  Library& library() { return lib_; }
+
+ private:
+  Library lib_;
+};
+}  // namespace detail
 
 }  // namespace c10
 
@@ -35,28 +62,44 @@ void schemaArity(const std::string& schema, size_t* nargs, size_t* nret, std::st
 #define TL_CONCAT(a, b) TL_CONCAT_INNER(a, b)
 
 // TL_LIBRARY_IMPL(myops, CPU, m) { m.impl("foo", TL_KERNEL(foo_cpu)); }
-// defines `void tl_library_init_myops_CPU()` (callable explicitly) and runs it at load.
-#define TL_LIBRARY_IMPL(ns, key, m)                                                   \
-  static void TL_CONCAT(tl_library_body_##ns##_##key, __LINE__)(::c10::Library&);     \
-  void tl_library_init_##ns##_##key() {                                               \
-    static bool done = false;                                                         \
-    if (done) return;                                                                 \
-    done = true;                                                                      \
-    ::c10::Library lib(#ns, ::c10::DispatchKey::key);                                 \
-    TL_CONCAT(tl_library_body_##ns##_##key, __LINE__)(lib);                           \
-  }                                                                                   \
-  static int TL_CONCAT(tl_library_static_##ns##_##key, __LINE__) =                    \
-      (tl_library_init_##ns##_##key(), 0);                                            \
-  static void TL_CONCAT(tl_library_body_##ns##_##key, __LINE__)(::c10::Library & m)
+// TL_LIBRARY(myops, m) { m.def("foo(Tensor self) -> Tensor"); }
+// Each use defines functions and objects with internal linkage and a per-use
+// unique name (__COUNTER__), so any number of files of one library, and
+// several uses in one file, may use the same namespace and key. The
+// registration runs when the object file is loaded and is undone when it is
+// unloaded.
+#define TL_LIBRARY_IMPL(ns, key, m) \
+  TL_LIBRARY_DEFINE_(TL_CONCAT(tl_library_, __COUNTER__), #ns, ::c10::DispatchKey::key, m)
+#define TL_LIBRARY(ns, m) TL_LIBRARY_DEFINE_(TL_CONCAT(tl_library_, __COUNTER__), #ns, ::c10::DispatchKey::Undefined, m)
 
-#define TL_LIBRARY(ns, m)                                                      \
-  static void TL_CONCAT(tl_library_def_body_##ns, __LINE__)(::c10::Library&);  \
-  void tl_library_def_##ns() {                                                 \
-    static bool done = false;                                                  \
-    if (done) return;                                                          \
-    done = true;                                                               \
-    ::c10::Library lib(#ns);                                                   \
-    TL_CONCAT(tl_library_def_body_##ns, __LINE__)(lib);                        \
-  }                                                                            \
-  static int TL_CONCAT(tl_library_def_static_##ns, __LINE__) = (tl_library_def_##ns(), 0); \
-  static void TL_CONCAT(tl_library_def_body_##ns, __LINE__)(::c10::Library & m)
+// The same with an explicit entry point `void init_fn()` (external linkage,
+// named by the caller, so unique by construction): for static linking, where
+// a linker may drop an object file nothing refers to, the program calls it.
+// Calling it again, or after load-time registration, does nothing.
+#define TL_LIBRARY_IMPL_INIT(init_fn, ns, key, m) \
+  TL_LIBRARY_DEFINE_INIT_(TL_CONCAT(tl_library_, __COUNTER__), init_fn, #ns, ::c10::DispatchKey::key, m)
+#define TL_LIBRARY_INIT(init_fn, ns, m) \
+  TL_LIBRARY_DEFINE_INIT_(TL_CONCAT(tl_library_, __COUNTER__), init_fn, #ns, ::c10::DispatchKey::Undefined, m)
+
+// (Two levels so that `uid` is expanded before it is pasted.)
+#define TL_LIBRARY_DEFINE_(uid, ns_str, key_value, m) TL_LIBRARY_DEFINE2_(uid, ns_str, key_value, m)
+#define TL_LIBRARY_DEFINE2_(uid, ns_str, key_value, m)                                     \
+  static void uid##_body(::c10::Library&);                                                 \
+  static ::c10::detail::StaticLibrary& uid##_object() {                                    \
+    static ::c10::detail::StaticLibrary lib(ns_str, key_value, &uid##_body);               \
+    return lib;                                                                            \
+  }                                                                                        \
+  [[maybe_unused]] static const bool uid##_loaded = (uid##_object(), true);                \
+  static void uid##_body(::c10::Library & m)
+
+#define TL_LIBRARY_DEFINE_INIT_(uid, init_fn, ns_str, key_value, m) \
+  TL_LIBRARY_DEFINE_INIT2_(uid, init_fn, ns_str, key_value, m)
+#define TL_LIBRARY_DEFINE_INIT2_(uid, init_fn, ns_str, key_value, m)                       \
+  static void uid##_body(::c10::Library&);                                                 \
+  static ::c10::detail::StaticLibrary& uid##_object() {                                    \
+    static ::c10::detail::StaticLibrary lib(ns_str, key_value, &uid##_body);               \
+    return lib;                                                                            \
+  }                                                                                        \
+  void init_fn() { uid##_object(); }                                                       \
+  [[maybe_unused]] static const bool uid##_loaded = (uid##_object(), true);                \
+  static void uid##_body(::c10::Library & m)

@@ -542,6 +542,33 @@ void MethodTables::add(const char* module, bool method, const char* name, PyCFun
   else functions.emplace_back(module, def);
 }
 
+static PyMethodDef* immortal_def(const char* name, PyCFunction fn, int flags) {
+  // Python keeps pointers to the def and its name: both live for the process.
+  return new PyMethodDef{strdup(name), fn, flags, nullptr};
+}
+
+void add_function(PyObject* module, const char* name, PyCFunction fn, int flags) {
+  TL_CHECK_VALUE(module && PyModule_Check(module), "add_function(", name, "): expected a module");
+  PyObject* modname = PyModule_GetNameObject(module);
+  if (!modname) throw python_error_set();
+  PyObject* f = PyCFunction_NewEx(immortal_def(name, fn, flags), nullptr, modname);
+  Py_DECREF(modname);
+  if (!f) throw python_error_set();
+  int rc = PyObject_SetAttrString(module, name, f);
+  Py_DECREF(f);
+  if (rc < 0) throw python_error_set();
+}
+
+void add_tensor_method(const char* name, PyCFunction fn, int flags) {
+  PyObject* descr = PyDescr_NewMethod(&TensorBaseType, immortal_def(name, fn, flags));
+  if (!descr) throw python_error_set();
+  int rc = PyDict_SetItemString(TensorBaseType.tp_dict, name, descr);
+  Py_DECREF(descr);
+  if (rc < 0) throw python_error_set();
+  // Attribute lookups are cached per type version; subclasses are invalidated too.
+  PyType_Modified(&TensorBaseType);
+}
+
 PyObject* wrap(c10::TensorBase t) { return wrap_tensor(std::move(t)); }
 PyObject* wrap(const std::vector<c10::TensorBase>& ts) {
   PyObject* tup = PyTuple_New((Py_ssize_t)ts.size());

@@ -141,6 +141,16 @@ struct MethodTables {
   void add(const char* module, bool method, const char* name, PyCFunction fn);
 };
 
+// ---- bindings added after torchlike._C is initialised, so that operators
+// registered later (an extension loaded at run time) are reachable from Python.
+// Both copy the name and keep the PyMethodDef for the process's lifetime.
+// A function on any module object (torchlike._C._VariableFunctions, or a
+// Python module); replaces an attribute of the same name.
+void add_function(PyObject* module, const char* name, PyCFunction fn, int flags = METH_VARARGS | METH_KEYWORDS);
+// A method on torchlike's tensor type (TensorBase, so every subclass sees it);
+// the type's attribute cache is invalidated (PyType_Modified).
+void add_tensor_method(const char* name, PyCFunction fn, int flags = METH_VARARGS | METH_KEYWORDS);
+
 // ---- calling kernels
 
 // Runs f(args...) with the GIL released, as PyTorch's bindings do: other

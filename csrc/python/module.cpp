@@ -61,6 +61,14 @@ static PyObject* dispatch_dump_table(PyObject*, PyObject* name) {
   return PyUnicode_FromString(find_op(arg_string(name))->dumpComputedTable().c_str());
   TL_PY_END
 }
+// The operator's parsed schema printed back: "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor".
+static PyObject* dispatch_schema(PyObject*, PyObject* name) {
+  TL_PY_BEGIN
+  c10::OperatorEntry* e = find_op(arg_string(name));
+  TL_CHECK_VALUE(e->hasSchema(), "operator '", e->name(), "' has no schema (never defined, or its library was unloaded)");
+  return PyUnicode_FromString(e->schema().c_str());
+  TL_PY_END
+}
 static PyObject* dispatch_list_ops(PyObject*, PyObject*) {
   TL_PY_BEGIN
   auto names = c10::Dispatcher::singleton().allOperatorNames();
@@ -159,6 +167,7 @@ static PyMethodDef module_methods[] = {
     {"_set_tensor_class", set_tensor_class, METH_O, nullptr},
     {"_dispatch_dump", dispatch_dump, METH_O, "registrations of an operator"},
     {"_dispatch_dump_table", dispatch_dump_table, METH_O, "computed per-key table of an operator"},
+    {"_dispatch_schema", dispatch_schema, METH_O, "the parsed schema of an operator, printed back"},
     {"_dispatch_list_ops", dispatch_list_ops, METH_NOARGS, nullptr},
     {"_dispatch_keyset", dispatch_keyset, METH_O, nullptr},
     {"_dispatch_tls", dispatch_tls, METH_NOARGS, nullptr},
