@@ -369,11 +369,5 @@ std::vector<std::string> Dispatcher::allOperatorNames() const {
   return v;
 }
 
-Generator& defaultGenerator(DeviceType t) {
-  static Generator gens[kNumDeviceTypes];
-  static std::once_flag once[kNumDeviceTypes];
-  std::call_once(once[(int)t], [&] { gens[(int)t] = Generator::make(Device(t)); });
-  return gens[(int)t];
-}
 
 }  // namespace c10

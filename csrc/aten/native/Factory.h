@@ -65,7 +65,7 @@ inline ScalarType arange_default_dtype(const Scalar& a, const Scalar& b, const S
 
 inline c10::GeneratorImpl* generator_or_default(const std::optional<c10::Generator>& g) {
   if (g && g->get()) return g->get();
-  return c10::defaultGenerator(DeviceType::CPU).get();
+  return c10::defaultGenerator(c10::Device(DeviceType::CPU)).get();
 }
 
 }  // namespace at::native
