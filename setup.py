@@ -44,8 +44,16 @@ def write_build_ninja(sources, out_so, pch_kind):
         cxx = (f"CCACHE_BASEDIR={shlex.quote(os.path.dirname(ROOT))} CCACHE_NOHASHDIR=1 "
                f"CCACHE_SLOPPINESS=pch_defines,time_macros ccache {cxx}")
     opt = os.environ.get("TORCHLIKE_OPT", "-O3")
-    arch = os.environ.get("TORCHLIKE_ARCH", "-march=native")
-    cflags = [opt, arch, "-g0", "-std=c++17", "-fPIC", "-fopenmp", "-fno-math-errno", "-Wall", "-Wno-unused-function",
+    # TORCHLIKE_ARCH: "native" (default: fastest here, not portable), a -march
+    # level such as "x86-64-v3" for a binary that runs on any AVX2 machine, or
+    # raw compiler flags starting with "-".
+    arch = os.environ.get("TORCHLIKE_ARCH", "native").strip()
+    if not arch.startswith("-"):
+        arch = f"-march={arch}"
+    cflags = [opt, arch, "-g0", "-std=c++17", "-fPIC", "-fopenmp", "-fno-math-errno",
+              # FP exceptions are never read, so comparisons in element functions
+              # (exp's range clamps) may be if-converted and the loops vectorised.
+              "-fno-trapping-math", "-Wall", "-Wno-unused-function",
               "-Wno-sign-compare", "-Wno-missing-field-initializers", "-Wno-unused-variable",
               f"-I{os.path.join(ROOT, 'csrc')}", f"-I{GEN_DIR}", f"-I{py_inc}", f"-I{ob_inc}"]
     # rpath: the installed layout (site-packages/torchlike/_C.so next to

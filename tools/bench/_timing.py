@@ -1,15 +1,26 @@
-"""The one timer every benchmark here uses: best-of-`repeat` mean per call."""
+"""The one timer every benchmark here uses: median per-call time of at least
+15 timed repeats, after warm-up calls.
+
+Why a median of many: with 5 repeats, start-up (waking the thread pool,
+first-touch page faults of fresh outputs) dominated some cases, and one case
+read anywhere from 0.4x to 7x PyTorch between runs. A median of 15 or more
+repeats after warm-up is stable; ratios are only compared within one run.
+"""
+import statistics
 import time
 
+MIN_REPEATS = 15
 
-def best_time(fn, number=1, repeat=7):
-    """Seconds per call of fn(): `number` calls per repeat, best of `repeat`,
-    after one warm-up call (thread pools, allocator caches)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
+
+def median_time(fn, number=1, repeat=MIN_REPEATS, warmup=3):
+    """Seconds per call of fn(): `number` calls per repeat, median over
+    max(repeat, 15) repeats, after `warmup` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(max(repeat, MIN_REPEATS)):
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)

@@ -16,7 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import torchlike as tl  # noqa: E402
-from _timing import best_time  # noqa: E402
+from _timing import median_time  # noqa: E402
 
 try:
     import torch
@@ -69,8 +69,8 @@ def main():
     print(f"{'case':44s} {'torchlike':>12s} {'pytorch':>12s} {'ratio':>7s}")
     for name, maker in (("chain 100x(mul,add) + sum().backward()", make_chain),
                         ("  forward only (record 200 nodes)", make_forward_only)):
-        ours = best_time(maker(tl), number)
-        theirs = best_time(maker(torch), number) if torch is not None else float("nan")
+        ours = median_time(maker(tl), number)
+        theirs = median_time(maker(torch), number) if torch is not None else float("nan")
         print(f"{name:44s} {ours * 1e6:10.1f}us {theirs * 1e6:10.1f}us {ours / theirs:7.2f}")
     # backward alone: time inside step
     for_mod = {}

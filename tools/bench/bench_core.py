@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import numpy as np  # noqa: E402
 
 import torchlike as tl  # noqa: E402
-from _timing import best_time  # noqa: E402
+from _timing import median_time  # noqa: E402
 
 try:
     import torch
@@ -64,14 +64,14 @@ def main():
     n = 20000 if a.quick else 200000
     x, y = tl.tensor([1.0]), tl.tensor([2.0])
     nx, ny = np.array([1.0], np.float32), np.array([2.0], np.float32)
-    v = {"torchlike": best_time(lambda: x + y, n) * 1e9, "numpy": best_time(lambda: nx + ny, n) * 1e9}
+    v = {"torchlike": median_time(lambda: x + y, n) * 1e9, "numpy": median_time(lambda: nx + ny, n) * 1e9}
     if torch is not None:
         tx, ty = torch.tensor([1.0]), torch.tensor([2.0])
-        v["torch"] = best_time(lambda: tx + ty, n) * 1e9
+        v["torch"] = median_time(lambda: tx + ty, n) * 1e9
     row("a + b, 1 element", "ns", v, False)
-    v = {"torchlike": best_time(lambda: tl.add(x, y), n) * 1e9, "numpy": best_time(lambda: np.add(nx, ny), n) * 1e9}
+    v = {"torchlike": median_time(lambda: tl.add(x, y), n) * 1e9, "numpy": median_time(lambda: np.add(nx, ny), n) * 1e9}
     if torch is not None:
-        v["torch"] = best_time(lambda: torch.add(tx, ty), n) * 1e9
+        v["torch"] = median_time(lambda: torch.add(tx, ty), n) * 1e9
     row("torchlike.add(a, b), 1 element", "ns", v, False)
 
     # ---- memory-bound elementwise (GB/s of array traffic; ratio > 1 is faster)
@@ -84,9 +84,9 @@ def main():
     gb3, gb2, gb1 = 3 * N * 4 / 1e9, 2 * N * 4 / 1e9, N * 4 / 1e9
 
     def bench(name, gb, f_tl, f_np, f_th):
-        vals = {"torchlike": gb / best_time(f_tl, rep, 5), "numpy": gb / best_time(f_np, rep, 5)}
+        vals = {"torchlike": gb / median_time(f_tl, rep, 5), "numpy": gb / median_time(f_np, rep, 5)}
         if th is not None:
-            vals["torch"] = gb / best_time(f_th, rep, 5)
+            vals["torch"] = gb / median_time(f_th, rep, 5)
         row(name, "GB/s", vals, True)
 
     bench("add out-of-place, 16M f32", gb3, lambda: ta_ + tb_, lambda: na + nb, lambda: th[0] + th[1])
@@ -98,10 +98,15 @@ def main():
     m2, r1 = np.random.rand(M, M).astype(np.float32), np.random.rand(M).astype(np.float32)
     tm2, tr1 = tl.from_numpy(m2), tl.from_numpy(r1)
     thm = (torch.from_numpy(m2), torch.from_numpy(r1)) if torch is not None else None
-    vals = {"torchlike": gb3 / best_time(lambda: tm2 + tr1, rep, 5), "numpy": gb3 / best_time(lambda: m2 + r1, rep, 5)}
+    vals = {"torchlike": gb3 / median_time(lambda: tm2 + tr1, rep, 5), "numpy": gb3 / median_time(lambda: m2 + r1, rep, 5)}
     if thm is not None:
-        vals["torch"] = gb3 / best_time(lambda: thm[0] + thm[1], rep, 5)
+        vals["torch"] = gb3 / median_time(lambda: thm[0] + thm[1], rep, 5)
     row("broadcast add 4096x4096 + 4096", "GB/s", vals, True)
+    vals = {"torchlike": gb3 / 3 / median_time(lambda: tm2.sum(dim=1), rep, 5),
+            "numpy": gb3 / 3 / median_time(lambda: m2.sum(axis=1), rep, 5)}
+    if thm is not None:
+        vals["torch"] = gb3 / 3 / median_time(lambda: thm[0].sum(dim=1), rep, 5)
+    row("sum(dim=1) 4096x4096", "GB/s", vals, True)
     bench("exp out-of-place, 16M f32", gb2, lambda: ta_.exp(), lambda: np.exp(na), lambda: th[0].exp())
 
     # ---- GEMM
@@ -110,12 +115,12 @@ def main():
         for n_ in (1024, 2048):
             A, B = np.random.rand(n_, n_).astype(np.float32), np.random.rand(n_, n_).astype(np.float32)
             flop = 2 * n_ ** 3 / 1e9
-            r = 2 if a.quick else 5
-            vals = {"torchlike": flop / best_time(lambda: tl.matmul(tl.from_numpy(A), tl.from_numpy(B)), r, 3),
-                    "numpy": flop / best_time(lambda: A @ B, r, 3)}
+            r = 1
+            vals = {"torchlike": flop / median_time(lambda: tl.matmul(tl.from_numpy(A), tl.from_numpy(B)), r, 3),
+                    "numpy": flop / median_time(lambda: A @ B, r, 3)}
             if torch is not None:
                 TA, TB = torch.from_numpy(A), torch.from_numpy(B)
-                vals["torch"] = flop / best_time(lambda: TA @ TB, r, 3)
+                vals["torch"] = flop / median_time(lambda: TA @ TB, r, 3)
             row(f"matmul {n_}x{n_}", "GFLOP/s", vals, True)
 
     # ---- import time (fresh interpreter, wall clock)

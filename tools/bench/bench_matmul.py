@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from _timing import best_time  # noqa: E402
+from _timing import median_time  # noqa: E402
 import torchlike as tl
 
 
@@ -36,13 +36,13 @@ def main():
         b = np.random.default_rng(1).standard_normal((n, n), dtype=np.float32)
         flops = 2.0 * n ** 3
         ta, tb = tl.tensor(a), tl.tensor(b)
-        t_tl = best_time(lambda: tl.matmul(ta, tb), 1, args.reps)
+        t_tl = median_time(lambda: tl.matmul(ta, tb), 1, args.reps)
         line = f"n={n:5d}  torchlike {flops / t_tl / 1e9:8.1f} GFLOP/s"
         if torch is not None:
             pa, pb = torch.from_numpy(a), torch.from_numpy(b)
-            t_pt = best_time(lambda: torch.matmul(pa, pb), 1, args.reps)
+            t_pt = median_time(lambda: torch.matmul(pa, pb), 1, args.reps)
             line += f"  torch {flops / t_pt / 1e9:8.1f} GFLOP/s  ratio {t_pt / t_tl:5.2f}x"
-        t_np = best_time(lambda: a @ b, 1, args.reps)
+        t_np = median_time(lambda: a @ b, 1, args.reps)
         line += f"  numpy {flops / t_np / 1e9:8.1f} GFLOP/s"
         print(line, flush=True)
 

@@ -3,7 +3,7 @@ import time
 
 import numpy as np
 
-from _timing import best_time  # noqa: E402
+from _timing import median_time  # noqa: E402
 import torchlike as tl
 
 try:
@@ -37,9 +37,9 @@ def main():
         xp = torch.from_numpy(a) if torch is not None else None
         t_tl = t_pt = float("inf")
         for _ in range(REPS):
-            t_tl = min(t_tl, best_time(lambda: f(xt), 1, 3))
+            t_tl = min(t_tl, median_time(lambda: f(xt), 1, 3))
             if xp is not None:
-                t_pt = min(t_pt, best_time(lambda: f(xp), 1, 3))
+                t_pt = min(t_pt, median_time(lambda: f(xp), 1, 3))
         line = f"{name:24s} torchlike {t_tl * 1e3:8.3f} ms"
         if xp is not None:
             line += f"   torch {t_pt * 1e3:8.3f} ms   ratio {t_tl / t_pt:5.2f}x"
