@@ -16,11 +16,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 #include "FunctionSchema.h"
 #include "KernelFunction.h"
