@@ -1,19 +1,16 @@
-// torchlike._C: registers every operator and kernel (explicitly, in a fixed
-// order), builds the Python types and the function tables, and exposes the
-// dispatcher, threading and allocator controls.
+// torchlike._C: the Python module over libtorchlike.so (which registers every
+// operator and kernel when it is loaded). Builds the Python types and the
+// function tables, and exposes the dispatcher, threading and allocator controls.
 #include <Python.h>
 
 #include <map>
 #include "Objects.h"
 #include "PythonArgParser.h"
+#include "aten/Init.h"
 #include "aten/Parallel.h"
 #include "c10/Dispatcher.h"
 #include "c10/Library.h"
 
-namespace c10 {
-void registerBuiltinAllocators();
-}
-void tl_register_all_generated_ops();
 void tl_register_all_generated_python(tl::python::MethodTables&);
 
 namespace tl::python {
@@ -187,22 +184,10 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "torchlike._C", "torchlike C++ core", -1, module_methods};
 
-// Autograd and autocast keys pass straight through until those layers register
-// kernels; fallthroughs are masked out of every table, so they cost nothing.
-static void register_default_fallbacks() {
-  using c10::DispatchKey;
-  for (int b = 0; b < c10::kNumBackends; ++b) {
-    for (auto f : {c10::Functionality::Autograd, c10::Functionality::Autocast}) {
-      DispatchKey k = c10::runtimeKey(f, (c10::BackendComponent)b);
-      c10::Dispatcher::singleton().registerFallback(k, c10::KernelFunction::makeFallthrough());
-    }
-  }
-}
-
 static PyObject* init_module() {
-  c10::registerBuiltinAllocators();
-  register_default_fallbacks();
-  tl_register_all_generated_ops();
+  // Operators, kernels, fallbacks and allocators live in libtorchlike.so, which
+  // registered them when it was loaded; this call is then a no-op.
+  at::init();
 
   auto* tables = new MethodTables();  // lives for the process: Python keeps pointers into it
   tl_register_all_generated_python(*tables);

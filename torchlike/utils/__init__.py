@@ -1,0 +1,1 @@
+"""Utilities outside the tensor API (torchlike.utils.cpp_extension, ...)."""
