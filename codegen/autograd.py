@@ -239,7 +239,7 @@ def _out_info(op, functional) -> AutogradInfo | None:
     info.diff_args = [a for a in s.arguments if (_is_tensor(a.type) or _is_tensor_list(a.type))
                       and not (a.is_write and a.kwarg_only)] if differentiable else []
     info.out_args = [a for a in s.arguments if a.is_write and a.kwarg_only]
-    info.out_error_name = base if differentiable else f"aten::{base}"
+    info.out_error_name = base if differentiable else f"{op.ns.name}::{base}"
     return info
 
 
