@@ -33,16 +33,28 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN_DIR = os.path.join(ROOT, "build", "generated")
 
 
+def _version(cmd):
+    return subprocess.run([cmd, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+
+
+def _gcc_release(cmd):
+    return subprocess.run([cmd, "-dumpfullversion"], capture_output=True, text=True).stdout.strip()
+
+
 def configurations():
     configs = []
+    default_gcc = None
     if shutil.which("g++"):
         configs.append(("gcc", ["g++"]))
+        default_gcc = _gcc_release("g++")
     seen = set()
     for d in os.environ.get("PATH", "").split(os.pathsep):
         for path in glob.glob(os.path.join(d, "g++-[0-9]*")):
             name = os.path.basename(path)
             if re.fullmatch(r"g\+\+-\d+", name) and name not in seen:
                 seen.add(name)
+                if _gcc_release(path) == default_gcc:  # g++-12 when g++ is GCC 12: checked already
+                    continue
                 configs.append(("gcc-" + name.split("-")[1], [path]))
     if shutil.which("clang++"):
         configs.append(("clang-libc++", ["clang++", "-stdlib=libc++"]))
@@ -89,7 +101,7 @@ def main():
     srcs = sources()
     failed = False
     for name, cmd in configs:
-        version = subprocess.run([cmd[0], "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+        version = _version(cmd[0])
         with ThreadPoolExecutor(a.jobs) as ex:
             results = list(ex.map(lambda s: check_one(cmd, s), srcs))
         bad = [(s, err) for s, rc, err in results if rc != 0]
