@@ -30,6 +30,7 @@
 #include "ops/randn_like.h"
 #include "ops/random.h"
 #include "ops/uniform.h"
+#include "ops/zero.h"
 #include "ops/zeros.h"
 #include "ops/zeros_like.h"
 
@@ -52,6 +53,9 @@ TensorBase ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional
   TensorBase t = at::_ops::empty(size, dtype, layout, device, pin_memory, std::nullopt);
   return at::_ops::fill_(t, Scalar(1));
 }
+
+// x.zero_(): fill_ with 0, as its own operator so autograd records ZeroBackward0.
+TensorBase zero_(const TensorBase& self) { return at::_ops::fill_(self, Scalar(0)); }
 
 TensorBase full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
             std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
