@@ -153,13 +153,6 @@ static PyObject* rename_privateuse1(PyObject*, PyObject* name) {
   TL_PY_END
 }
 
-static PyObject* default_seed(PyObject*, PyObject* seed) {
-  TL_PY_BEGIN
-  c10::defaultGenerator(c10::DeviceType::CPU)->set_seed(unpack_seed(seed));
-  Py_RETURN_NONE;
-  TL_PY_END
-}
-
 static PyMethodDef module_methods[] = {
     {"_set_tensor_class", set_tensor_class, METH_O, nullptr},
     {"_dispatch_dump", dispatch_dump, METH_O, "registrations of an operator"},
@@ -179,7 +172,6 @@ static PyMethodDef module_methods[] = {
     {"_set_default_dtype", set_default_dtype, METH_O, nullptr},
     {"_get_default_dtype", get_default_dtype, METH_NOARGS, nullptr},
     {"_rename_privateuse1_backend", rename_privateuse1, METH_O, nullptr},
-    {"_default_manual_seed", default_seed, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "torchlike._C", "torchlike C++ core", -1, module_methods};
