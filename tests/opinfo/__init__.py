@@ -2,7 +2,8 @@
 from .core import ALL_DTYPES, FLOATING, INTEGRAL, NUMERIC, OpInfo, Sample, ErrorCase, make  # noqa: F401
 
 OPS = []
-for _mod in ("pointwise", "reductions", "views", "creation", "linalg"):
+for _mod in ("pointwise", "reductions", "views", "creation", "linalg",
+              "indexing", "scatter_gather", "shape_ops", "nn_conv_pool", "nn_norm", "nn_act_loss"):
     try:
         _m = __import__(f"{__name__}.{_mod}", fromlist=["OPS"])
     except ModuleNotFoundError as e:  # an area not written yet

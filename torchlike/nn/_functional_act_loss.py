@@ -1,0 +1,2 @@
+"""torchlike.nn.functional: act_loss (see functional.py)."""
+__all__ = []

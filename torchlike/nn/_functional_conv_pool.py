@@ -1,0 +1,2 @@
+"""torchlike.nn.functional: conv_pool (see functional.py)."""
+__all__ = []

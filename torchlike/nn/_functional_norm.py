@@ -1,0 +1,2 @@
+"""torchlike.nn.functional: norm (see functional.py)."""
+__all__ = []

@@ -1,0 +1,7 @@
+"""torchlike.nn.functional: PyTorch's functional neural-network API.
+
+Each area lives in its own module; this file only gathers them, so that
+`import torchlike.nn.functional as F` sees one namespace, as in PyTorch."""
+from torchlike.nn._functional_conv_pool import *  # noqa: F401,F403  convolution, pooling, fold/unfold, interpolate
+from torchlike.nn._functional_norm import *  # noqa: F401,F403  softmax family, norms, dropout, embedding, attention
+from torchlike.nn._functional_act_loss import *  # noqa: F401,F403  activations, losses, distances, pad, one_hot
