@@ -142,3 +142,11 @@ std::vector<at::TensorBase> cat_tensors_backward(const at::TensorBase& grad,
 }  // namespace generated
 
 }  // namespace torchlike::autograd
+
+// Per-area helpers (one header each, so areas edit their own files).
+#include "autograd/manual/Indexing.h"
+#include "autograd/manual/ScatterGather.h"
+#include "autograd/manual/ShapeOps.h"
+#include "autograd/manual/NnConvPool.h"
+#include "autograd/manual/NnNorm.h"
+#include "autograd/manual/NnActLoss.h"
