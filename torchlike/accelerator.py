@@ -12,7 +12,7 @@ the device-selection lines at the top of today's tutorials,
 
 run unchanged.
 """
-from collections import OrderedDict
+from collections import OrderedDict as _OrderedDict
 
 from torchlike import _C
 
@@ -190,7 +190,7 @@ def get_memory_info(device_index=None, /):
 
 def memory_stats(device_index=None, /):
     acc = _require()
-    return OrderedDict(_memory_api("memory_stats")(_device_index_of(device_index, acc)))
+    return _OrderedDict(_memory_api("memory_stats")(_device_index_of(device_index, acc)))
 
 
 def _stat(name):
