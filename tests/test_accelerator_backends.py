@@ -99,7 +99,14 @@ def test_backends_flags_and_availability():
     assert c.is_acceptable(tl.ones(2)) is False
     with c.flags(enabled=False, benchmark=True, deterministic=True):
         assert (c.enabled, c.benchmark, c.deterministic) == (False, True, True)
+        assert (c.benchmark_limit, c.fp32_precision, c.depthwise_kernel) == (10, "none", "auto")
     assert (c.enabled, c.benchmark, c.deterministic) == (True, False, False)
+    prev = c.set_flags(_benchmark_limit=3)
+    try:
+        assert c.benchmark_limit == 3 and prev[2] == 10
+    finally:
+        c.set_flags(*prev)
+    assert c.benchmark_limit == 10
     c.benchmark = True
     try:
         assert tl.backends.cudnn.benchmark is True
@@ -126,6 +133,8 @@ def test_sdpa_kernel_selects_and_restores():
             assert _enabled_backends() == (SDPBackend.FLASH_ATTENTION, SDPBackend.MATH)
         assert _enabled_backends() == (SDPBackend.MATH,)
     assert len(_enabled_backends()) == 5
+    from torchlike.nn.attention import WARN_FOR_UNFUSED_KERNELS
+    assert WARN_FOR_UNFUSED_KERNELS is False
     with pytest.raises(AssertionError, match="SDPBackend"):
         with sdpa_kernel(["MATH"]):
             pass

@@ -78,6 +78,8 @@ def test_mentions():
             attr.update(re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)", text))
             quoted.update(re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", text))
             called.update(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\(", text))
+            for names in re.findall(r"\bimport\s+\(?([\w ,\n]+)", text):
+                called.update(n.split(" as ")[0].strip() for n in names.split(","))
     return attr | quoted | called
 
 
@@ -94,7 +96,7 @@ def registry_checks():
             r["grad"] = "yes"
         elif not op.grad and r["grad"] == "no":
             r["grad"] = "n/a"
-        r["meta"] |= bool(op.meta)
+        r["meta"] |= bool(op.meta or op.factory)
         r["errors"] += len(op.errors)
         dt = "float32" if "float32" in op.dtypes else op.dtypes[0]
         try:

@@ -41,7 +41,6 @@ for _name in dir(_C._VariableFunctions):
 # PyTorch's dtype aliases.
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
-cfloat = None
 
 # ---- hand-written Python API, one module per area
 from torchlike._creation import *  # noqa: E402,F401,F403
