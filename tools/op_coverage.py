@@ -78,8 +78,8 @@ def test_mentions():
             attr.update(re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)", text))
             quoted.update(re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", text))
             called.update(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\(", text))
-            for names in re.findall(r"\bimport\s+\(?([\w ,\n]+)", text):
-                called.update(n.split(" as ")[0].strip() for n in names.split(","))
+            for paren, line in re.findall(r"\bimport\s+(?:\(([^)]*)\)|([^\n]+))", text):
+                called.update(n.split(" as ")[0].strip() for n in (paren or line).split("#")[0].split(","))
     return attr | quoted | called
 
 
