@@ -6,7 +6,7 @@ import pytest
 
 import torchlike as tl
 from opinfo import OPS
-from opinfo.core import NP_DTYPE
+from opinfo.core import NP_DTYPE, resolve
 
 CASES = [(op, dt) for op in OPS for dt in op.dtypes]
 
@@ -58,7 +58,7 @@ def compare(op, dtype, got, want, desc):
 
 
 def run(op, args, kwargs):
-    return getattr(tl, op.name)(*args, **kwargs)
+    return resolve(op.name)(*args, **kwargs)
 
 
 @pytest.mark.parametrize("op,dtype", CASES, ids=[f"{op.name}-{dt}" for op, dt in CASES])
