@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import torchlike as tl
 from opinfo import OPS
-from opinfo.core import NP_DTYPE, make, sample_seed
+from opinfo.core import NP_DTYPE, make, resolve, sample_seed
 from test_ops import compare, expected_dtype
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -134,7 +134,7 @@ def test_registry_op_matches_numpy_on_random_shapes_and_layouts(op, data):
             want = op.ref(*ref_args, **template.kwargs)
         except (ValueError, ZeroDivisionError, FloatingPointError, OverflowError):
             assume(False)
-    got = getattr(tl, op.name)(*args, **template.kwargs)
+    got = resolve(op.name)(*args, **template.kwargs)
     if isinstance(got, tl.Tensor):
         assert got.dtype == getattr(tl, expected_dtype(op, dtype))
     compare(op, dtype, tuple(got) if isinstance(got, tuple) else got, want, f"{op.name} fuzz dtype={dtype}")
