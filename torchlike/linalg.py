@@ -167,10 +167,15 @@ def _batch_broadcast(op, A, B, b_is_matrix=True):
     ab, bb = tuple(A.shape[:-2]), tuple(B.shape[:-2] if b_is_matrix else B.shape[:-1])
     if ab == bb:
         return A, B
-    try:
-        batch = tuple(_tl.broadcast_shapes(ab, bb))
-    except RuntimeError as e:
-        raise RuntimeError(f"{op}: {e}") from None
+    nd = max(len(ab), len(bb))
+    pa, pb = (1,) * (nd - len(ab)) + ab, (1,) * (nd - len(bb)) + bb
+    batch = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"{op}: The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+        batch.append(y if x == 1 else x)
+    batch = tuple(batch)
     A = A.expand(batch + tuple(A.shape[-2:]))
     B = B.expand(batch + (tuple(B.shape[-2:]) if b_is_matrix else tuple(B.shape[-1:])))
     return A, B
@@ -770,26 +775,15 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     return _write_out("linalg.svd", out, _SVD(U, S, Vh))
 
 
-class _SvdvalsFn(Function):
-    @staticmethod
-    def forward(ctx, A):
-        U, S, Vh = _tl._linalg_gesdd(A, False, True)
-        ctx.save_for_backward(U, Vh)
-        return S
-
-    @staticmethod
-    def backward(ctx, gS):
-        U, Vh = ctx.saved_tensors
-        return (U * gS.unsqueeze(-2)) @ Vh
-
-
 def svdvals(A, *, driver=None, out=None):
     _check_matrix("linalg.svdvals", A)
     if driver is not None:
         raise RuntimeError("torch.linalg.svdvals: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
     if _tl.is_grad_enabled() and A.requires_grad:
-        S = _SvdvalsFn.apply(A)
+        # The gradient needs the singular vectors (and second derivatives
+        # need them differentiable): the full reduced SVD, as PyTorch does.
+        S = svd(A, full_matrices=False)[1]
     else:
         S = _tl._linalg_gesdd(A, False, False)[1]
     _svd_message("linalg.svdvals", S)
@@ -802,10 +796,10 @@ class _EigFn(Function):
     @staticmethod
     def forward(ctx, A):
         w2, V, info = _tl._linalg_geev(A)
-        w = w2.select(-2, 0)
+        w, wi = w2.select(-2, 0).clone(), w2.select(-2, 1).clone()
         ctx.save_for_backward(w, V)
-        ctx.mark_non_differentiable(info)
-        return w, w2.select(-2, 1), V, info
+        ctx.mark_non_differentiable(wi, info)
+        return w, wi, V, info
 
     @staticmethod
     def backward(ctx, gw, _gwi, gV, _gi=None):
