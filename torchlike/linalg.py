@@ -586,11 +586,11 @@ class _QRFn(Function):
     @staticmethod
     def backward(ctx, gQ, gR):
         Q, R = ctx.saved_tensors
-        m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == "r":
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
                                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
                                "through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
                                "nrows > ncols.")
