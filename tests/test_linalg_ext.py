@@ -143,6 +143,21 @@ def test_pinv_lstsq_rank_deficient():
     assert sol.residuals.numel() == 0  # not full rank: no residuals, as PyTorch
 
 
+def test_ldl_factor_reconstructs_indefinite_matrices():
+    from opinfo.linalg import ldl_reconstruct
+    for dt, tol in ((tl.float64, 1e-12), (tl.float32, 1e-5)):
+        A = rand(3, 5, 5)
+        A = A + A.mT
+        A = (A - A * tl.eye(5, dtype=A.dtype)).to(dt)  # zero diagonal: indefinite, forces 2x2 pivots
+        LD, piv = LA.ldl_factor(A)
+        close(ldl_reconstruct(npy(LD), npy(piv)), A, tol)
+        B = rand(3, 5, 2).to(dt)
+        close(LA.ldl_solve(LD, piv, B), LA.solve(A, B), tol * 100)
+    assert bool((piv < 0).any())  # the sample really exercises 2x2 pivots
+    with pytest.raises(RuntimeError, match="derivative for aten::_linalg_sytrf is not implemented"):
+        LA.ldl_factor(rand(3, 3, grad=True)).LD.sum().backward()
+
+
 # ---------------------------------------------------------------- LAPACK failures
 
 def test_linalg_error_is_runtime_error():
@@ -324,6 +339,7 @@ PARITY = [
     ("solve_triangular", lambda m, A: m.linalg.solve_triangular(A, A.mT, upper=False, left=False), "sq"),
     ("lstsq", lambda m, A: m.linalg.lstsq(A, A[..., :2]).solution, "rect"),
     ("vander", lambda m, A: m.linalg.vander(A[..., 0, :]), "rect"),
+    ("ldl_factor", lambda m, A: tuple(m.linalg.ldl_factor((A + A.mT).detach() - 3 * m.eye(3, dtype=A.dtype))), "sq"),
 ]
 
 

@@ -22,7 +22,7 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "di
            "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
            "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-           "tensorsolve", "vander", "vecdot", "vector_norm"]
+           "tensorsolve", "vander", "vecdot", "vector_norm", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -57,6 +57,8 @@ _CholEx = _rt("linalg_cholesky_ex", ["L", "info"])
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _LU = _rt("linalg_lu", ["P", "L", "U"])
+_LDL = _rt("linalg_ldl_factor", ["LD", "pivots"])
+_LDLEx = _rt("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 _Lstsq = _rt("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 # ---------------------------------------------------------------- checks
@@ -836,6 +838,52 @@ def eig(A, *, out=None):
 def eigvals(A, *, out=None):
     """Eigenvalues of a matrix with a real spectrum (real tensor; see eig)."""
     return _write_out("linalg.eigvals", out, _eig_real("linalg.eigvals", A)[0])
+
+
+# ---------------------------------------------------------------- LDL^T (symmetric indefinite)
+# Not differentiable in PyTorch either: the primitives' autograd raises
+# "derivative for aten::_linalg_sytrf is not implemented" on backward.
+
+def _ldl_message(c):
+    return (f"The factorization could not be completed because the block diagonal matrix D is exactly singular "
+            f"(D[{c},{c}] is zero).")
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    op = "torch.linalg.ldl_factor_ex"
+    _check_matrix(op, A, square=True)
+    LD, pivots, info = _tl._linalg_sytrf(A)
+    if check_errors:
+        _raise_info(op, info, _ldl_message)
+    return _write_out("linalg.ldl_factor_ex", out, _LDLEx(LD, pivots, info))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    op = "torch.linalg.ldl_factor"
+    _check_matrix(op, A, square=True)
+    LD, pivots, info = _tl._linalg_sytrf(A)
+    _raise_info(op, info, _ldl_message)
+    return _write_out("linalg.ldl_factor", out, _LDL(LD, pivots))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    op = "torch.linalg.ldl_solve"
+    _check_matrix(op, LD, "LD", square=True)
+    _check_matrix(op, B, "B")
+    _check_same_dtype(op, LD, B, ("LD", "B"))
+    n = LD.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {op}: each A matrix is {n} by {n} but each b matrix is "
+                           f"{B.shape[-2]} by {B.shape[-1]}")
+    if pivots.dtype != _tl.int32:
+        pivots = pivots.to(_tl.int32)
+    if tuple(pivots.shape) != tuple(LD.shape[:-1]):
+        raise RuntimeError(f"{op}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+                           f"shape {list(pivots.shape)} instead")
+    LDb, Bb = _batch_broadcast(op, LD, B)
+    if LDb is not LD:
+        pivots = pivots.expand(tuple(Bb.shape[:-2]) + (n,))
+    return _write_out("linalg.ldl_solve", out, _tl._linalg_sytrs(LDb, pivots, Bb))
 
 
 # ---------------------------------------------------------------- composites over the factorizations

@@ -658,6 +658,67 @@ def _eigvals_ref(a):
     return np.linalg.eigvals(a).real
 
 
+def _dd_spd(dtype, shape, seed=0):
+    """Strongly diagonally dominant SPD: Bunch-Kaufman takes only 1x1 pivots
+    without interchanges, so sytrf's LD is the plain LDL^T."""
+    a = make(shape, dtype, -1, 1, seed=seed).astype(F64)
+    return (a + np.swapaxes(a, -1, -2) + 4 * shape[-1] * np.eye(shape[-1])).astype(NP[dtype])
+
+
+def ldl_samples(dtype):
+    return [Sample((_dd_spd(dtype, s, i),), desc=str(s)) for i, s in enumerate([(3, 3), (2, 4, 4), (1, 1)])]
+
+
+def _ldl_ref(a, hermitian=False):
+    c = np.linalg.cholesky(a)
+    d = np.diagonal(c, 0, -2, -1)
+    L = c / d[..., None, :]
+    ld = np.tril(L, -1) + (d[..., None, :] ** 2) * np.eye(a.shape[-1])
+    piv = np.broadcast_to(np.arange(1, a.shape[-1] + 1, dtype=np.int32), a.shape[:-1])
+    return ld, piv
+
+
+def ldl_solve_samples(dtype):
+    import torchlike as tl  # the factor's compact format comes from ldl_factor itself
+    out = []
+    for i, (sh, bsh) in enumerate([((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)), ((3, 3), (2, 3, 2))]):
+        a = _sym(dtype, sh, i) + np.eye(sh[-1], dtype=NP[dtype])  # indefinite: 2x2 pivots happen
+        ld, piv = tl.linalg.ldl_factor(tl.tensor(a))
+        out.append(Sample((np.asarray(ld), np.asarray(piv), _m(dtype, bsh, i + 5)), desc=str(sh)))
+    return out
+
+
+def ldl_reconstruct(ld, piv):
+    """A = M D M^T from sytrf's compact lower form (LAPACK's documentation:
+    M = P(1) L(1) P(2) L(2) ..., 1x1 blocks where ipiv > 0, 2x2 where ipiv < 0)."""
+    ld = np.asarray(ld, F64)
+    n = ld.shape[-1]
+    out = np.empty(ld.shape)
+    for idx in np.ndindex(*ld.shape[:-2]):
+        a, p = ld[idx], piv[idx]
+        M, D, k = np.eye(n), np.zeros((n, n)), 0
+        while k < n:
+            P, Lk = np.eye(n), np.eye(n)
+            if p[k] > 0:
+                s, r = 1, p[k] - 1
+                P[[k, r]] = P[[r, k]]
+                Lk[k + 1:, k] = a[k + 1:, k]
+                D[k, k] = a[k, k]
+            else:
+                s, r = 2, -p[k] - 1
+                P[[k + 1, r]] = P[[r, k + 1]]
+                Lk[k + 2:, k:k + 2] = a[k + 2:, k:k + 2]
+                D[k:k + 2, k:k + 2] = [[a[k, k], a[k + 1, k]], [a[k + 1, k], a[k + 1, k + 1]]]
+            M = M @ P @ Lk
+            k += s
+        out[idx] = M @ D @ M.T
+    return out
+
+
+def _ldl_solve_call_ref(ld, piv, b):
+    return _solve_ref(ldl_reconstruct(ld, piv), b)
+
+
 def _i32(*shape):
     return np.zeros(shape, np.int32)
 
@@ -759,6 +820,7 @@ OPS += [
     OpInfo("linalg.matrix_rank", _f(_matrix_rank_ref), matrix_rank_samples, dtypes=LA, method=False, grad=False,
            ref_dtype=lambda d: "int64",
            errors=[ErrorCase((_INT,), {}, RuntimeError, "Expected a floating point")]),
+    # meta=False: whether residuals are returned depends on the computed rank (data), as in PyTorch.
     OpInfo("linalg.lstsq", _f(_lstsq_ref), lstsq_samples, dtypes=LA, method=False, meta=False,
            tol={"float32": (1e-3, 1e-3), "float64": (1e-8, 1e-8)},
            errors=[ErrorCase((np.ones((3, 3), F32), np.ones((4, 2), F32)), {}, RuntimeError,
@@ -800,6 +862,18 @@ OPS += [
                ErrorCase((np.array([[0, 1], [-1, 0]], F32),), {}, RuntimeError, "complex eigenvalues")]),
     OpInfo("linalg.eigvals", _f(_eigvals_ref), eig_samples, dtypes=LA, method=False, tol=LA_TOL,
            errors=[ErrorCase((np.array([[0, 1], [-1, 0]], F32),), {}, RuntimeError, "complex eigenvalues")]),
+    OpInfo("linalg.ldl_factor", _f(_ldl_ref), ldl_samples, dtypes=LA, method=False, tol=LA_TOL, grad=False,
+           errors=[ErrorCase((_NONSQ,), {}, RuntimeError, "torch.linalg.ldl_factor: A must be batches of square"),
+                   ErrorCase((np.zeros((2, 2), F32),), {}, RuntimeError, "D is exactly singular")]),
+    OpInfo("linalg.ldl_factor_ex", _f(lambda a, **kw: _ldl_ref(a) + (_i32(*a.shape[:-2]),)), ldl_samples, dtypes=LA,
+           method=False, tol=LA_TOL, grad=False,
+           errors=[ErrorCase((np.zeros((2, 2), F32),), {"check_errors": True}, RuntimeError, "exactly singular")]),
+    OpInfo("linalg.ldl_solve", _f(_ldl_solve_call_ref), ldl_solve_samples, dtypes=LA, method=False, tol=LA_TOL,
+           grad=False,
+           errors=[ErrorCase((np.eye(3, dtype=F32), np.arange(1, 4, dtype=np.int32), np.ones((4, 1), F32)), {},
+                             RuntimeError, "Incompatible matrix sizes for torch.linalg.ldl_solve"),
+                   ErrorCase((np.eye(3, dtype=F32), np.array([1, 9, 3], np.int32), np.ones((3, 1), F32)), {},
+                             RuntimeError, "pivots must be in")]),
     OpInfo("linalg.matmul", _ref(np.matmul), matmul_samples, dtypes=LA, method=False, tol=TOL,
            errors=[ErrorCase(_f32((2, 3), (4, 5)), {}, RuntimeError, "cannot be multiplied")]),
 ]

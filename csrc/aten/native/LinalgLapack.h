@@ -94,4 +94,16 @@ inline void check_lu_perm(const char* op, const TensorBase& pivots, int64_t m) {
            pivots.sizes()[pivots.dim() - 1], ")");
 }
 
+// sytrs: LD (*, n, n), int32 pivots (*, n), B (*, n, k), one batch shape.
+inline void check_sytrs(const char* op, const TensorBase& LD, const TensorBase& pivots, const TensorBase& B) {
+  check_square(op, LD, "LD");
+  check_rhs(op, LD, B, true);
+  TL_CHECK(pivots.scalar_type() == ScalarType::Int, op, ": pivots must be an int32 tensor, but got ",
+           toString(pivots.scalar_type()));
+  TL_CHECK(pivots.dim() == LD.dim() - 1, op, ": pivots must have shape LD.shape[:-1]");
+  for (int64_t i = 0; i < pivots.dim(); ++i)
+    TL_CHECK(pivots.sizes()[i] == LD.sizes()[i], op, ": pivots must have shape LD.shape[:-1], but got ",
+             pivots.sizes(), " for LD of shape ", LD.sizes());
+}
+
 }  // namespace at::native

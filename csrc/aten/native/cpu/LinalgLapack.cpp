@@ -30,6 +30,8 @@
 #include "ops/_linalg_orgqr.h"
 #include "ops/_linalg_potrf.h"
 #include "ops/_linalg_syevd.h"
+#include "ops/_linalg_sytrf.h"
+#include "ops/_linalg_sytrs.h"
 #include "ops/_linalg_trsm.h"
 
 extern "C" {
@@ -45,6 +47,10 @@ using lp_int = int;  // scipy-openblas32: 32-bit LAPACK integers
                          const lp_int*, lp_int*, size_t, size_t);                                                    \
   void scipy_##p##gesdd_(const char*, const lp_int*, const lp_int*, T*, const lp_int*, T*, T*, const lp_int*, T*,    \
                          const lp_int*, T*, const lp_int*, lp_int*, lp_int*, size_t);                                \
+  void scipy_##p##sytrf_(const char*, const lp_int*, T*, const lp_int*, lp_int*, T*, const lp_int*, lp_int*,        \
+                         size_t);                                                                                    \
+  void scipy_##p##sytrs_(const char*, const lp_int*, const lp_int*, const T*, const lp_int*, const lp_int*, T*,      \
+                         const lp_int*, lp_int*, size_t);                                                            \
   void scipy_##p##geev_(const char*, const char*, const lp_int*, T*, const lp_int*, T*, T*, T*, const lp_int*, T*,   \
                         const lp_int*, T*, const lp_int*, lp_int*, size_t, size_t);
 TL_DECL_LAPACK(s, float)
@@ -86,6 +92,15 @@ struct Lapack;
     static void gesdd(char jobz, lp_int m, lp_int n, T* a, lp_int lda, T* s, T* u, lp_int ldu, T* vt, lp_int ldvt,    \
                       T* work, lp_int lwork, lp_int* iwork, lp_int* info) {                                           \
       scipy_##p##gesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);                 \
+    }                                                                                                                 \
+    static void sytrf(lp_int n, T* a, lp_int lda, lp_int* ipiv, T* work, lp_int lwork, lp_int* info) {                \
+      const char uplo = 'L';                                                                                          \
+      scipy_##p##sytrf_(&uplo, &n, a, &lda, ipiv, work, &lwork, info, 1);                                             \
+    }                                                                                                                 \
+    static void sytrs(lp_int n, lp_int nrhs, const T* a, lp_int lda, const lp_int* ipiv, T* b, lp_int ldb,            \
+                      lp_int* info) {                                                                                 \
+      const char uplo = 'L';                                                                                          \
+      scipy_##p##sytrs_(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);                                           \
     }                                                                                                                 \
     static void geev(char jobvl, char jobvr, lp_int n, T* a, lp_int lda, T* wr, T* wi, T* vl, lp_int ldvl, T* vr,     \
                      lp_int ldvr, T* work, lp_int lwork, lp_int* info) {                                              \
@@ -368,6 +383,57 @@ void geev_impl(const TensorBase& A, const TensorBase& w, const TensorBase& V, co
   }
 }
 
+// ---------------------------------------------------------------- sytrf / sytrs
+
+template <class T>
+void sytrf_impl(const TensorBase& A, const TensorBase& LD, const TensorBase& piv, const TensorBase& info) {
+  const int64_t n = rows(A), B = batch_count(A);
+  lp_int* pi = info.data_ptr<lp_int>();
+  for (int64_t b = 0; b < B; ++b) pi[b] = 0;
+  if (n == 0 || B == 0) return;
+  TensorBase a = contiguous(A);
+  const T* pa = a.data_ptr<T>();
+  T* pld = LD.data_ptr<T>();
+  lp_int* pp = piv.data_ptr<lp_int>();
+  std::vector<T> buf(static_cast<size_t>(n * n));
+  T wq{};
+  lp_int qinfo = 0;
+  Lapack<T>::sytrf(n, buf.data(), ld(n), pp, &wq, -1, &qinfo);
+  std::vector<T> work(static_cast<size_t>(query_size(wq)));
+  for (int64_t b = 0; b < B; ++b) {
+    load_cm(pa + b * n * n, buf.data(), n, n, n);
+    Lapack<T>::sytrf(n, buf.data(), ld(n), pp + b * n, work.data(), static_cast<lp_int>(work.size()), pi + b);
+    T* out = pld + b * n * n;
+    store_cm(buf.data(), out, n, n, n);
+    for (int64_t i = 0; i < n; ++i)  // the factor lives in the lower triangle; the rest is A's, cleared
+      for (int64_t j = i + 1; j < n; ++j) out[i * n + j] = T(0);
+  }
+}
+
+template <class T>
+void sytrs_impl(const TensorBase& LD, const TensorBase& piv, const TensorBase& X) {
+  const int64_t n = rows(LD), k = cols(X), B = batch_count(LD);
+  if (n == 0 || k == 0 || B == 0) return;
+  TensorBase a = contiguous(LD), p = contiguous(piv);
+  const T* pa = a.data_ptr<T>();
+  const lp_int* pp = p.data_ptr<lp_int>();
+  T* px = X.data_ptr<T>();
+  std::vector<T> abuf(static_cast<size_t>(n * n)), bbuf(static_cast<size_t>(n * k));
+  for (int64_t b = 0; b < B; ++b) {
+    // LAPACK reads pivots it did not write as row indices: refuse ones out of range.
+    for (int64_t i = 0; i < n; ++i) {
+      const lp_int v = pp[b * n + i];
+      TL_CHECK(v != 0 && v <= n && v >= -n, "_linalg_sytrs: pivots must be in [-", n, ", ", n,
+               "] and nonzero, but got ", v);
+    }
+    load_cm(pa + b * n * n, abuf.data(), n, n, n);
+    load_cm(px + b * n * k, bbuf.data(), n, k, n);
+    lp_int info = 0;
+    Lapack<T>::sytrs(n, k, abuf.data(), ld(n), pp + b * n, bbuf.data(), ld(n), &info);
+    store_cm(bbuf.data(), px + b * n * k, n, k, n);
+  }
+}
+
 template <class F>
 void dispatch_fd(const TensorBase& A, F&& f) {
   if (A.scalar_type() == ScalarType::Double)
@@ -464,6 +530,25 @@ std::tuple<TensorBase, TensorBase, TensorBase> linalg_geev_cpu(const TensorBase&
   TensorBase V = empty_shaped(batch_shape(A, {n, n}), A.options()), info = empty_shaped(batch_shape(A, {}), int_opts(A));
   dispatch_fd(A, [&](auto t) { geev_impl<decltype(t)>(A, w, V, info); });
   return {w, V, info};
+}
+
+std::tuple<TensorBase, TensorBase, TensorBase> linalg_sytrf_cpu(const TensorBase& A) {
+  check_square("_linalg_sytrf", A);
+  check_int_range("_linalg_sytrf", rows(A), cols(A));
+  TensorBase LD = empty_shaped(batch_shape(A, {rows(A), cols(A)}), A.options());
+  TensorBase piv = empty_shaped(batch_shape(A, {rows(A)}), int_opts(A));
+  TensorBase info = empty_shaped(batch_shape(A, {}), int_opts(A));
+  dispatch_fd(A, [&](auto t) { sytrf_impl<decltype(t)>(A, LD, piv, info); });
+  return {LD, piv, info};
+}
+
+TensorBase linalg_sytrs_cpu(const TensorBase& LD, const TensorBase& pivots, const TensorBase& B) {
+  check_sytrs("_linalg_sytrs", LD, pivots, B);
+  check_int_range("_linalg_sytrs", rows(B), cols(B));
+  TensorBase X = empty_shaped(batch_shape(B, {rows(B), cols(B)}), B.options());
+  if (X.numel() > 0) std::memcpy(X.data_ptr(), contiguous(B).data_ptr(), X.nbytes());
+  dispatch_fd(LD, [&](auto t) { sytrs_impl<decltype(t)>(LD, pivots, X); });
+  return X;
 }
 
 TensorBase linalg_lu_perm_cpu(const TensorBase& pivots, int64_t m) {

@@ -12,6 +12,8 @@
 #include "ops/_linalg_orgqr.h"
 #include "ops/_linalg_potrf.h"
 #include "ops/_linalg_syevd.h"
+#include "ops/_linalg_sytrf.h"
+#include "ops/_linalg_sytrs.h"
 #include "ops/_linalg_trsm.h"
 
 namespace at::native {
@@ -73,6 +75,16 @@ std::tuple<TensorBase, TensorBase, TensorBase> linalg_geev_meta(const TensorBase
   check_square("_linalg_geev", A);
   const int64_t n = rows(A);
   return {empty_shaped(batch_shape(A, {2, n}), A.options()), like_matrix(A), info_of(A)};
+}
+
+std::tuple<TensorBase, TensorBase, TensorBase> linalg_sytrf_meta(const TensorBase& A) {
+  check_square("_linalg_sytrf", A);
+  return {like_matrix(A), empty_shaped(batch_shape(A, {rows(A)}), int_opts(A)), info_of(A)};
+}
+
+TensorBase linalg_sytrs_meta(const TensorBase& LD, const TensorBase& pivots, const TensorBase& B) {
+  check_sytrs("_linalg_sytrs", LD, pivots, B);
+  return like_matrix(B);
 }
 
 TensorBase linalg_lu_perm_meta(const TensorBase& pivots, int64_t m) {
