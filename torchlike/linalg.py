@@ -1018,8 +1018,8 @@ def matrix_exp(A):
     _check_matrix_any("linalg.matrix_exp", A)
     _check_float("linalg.matrix_exp", A)
     n = A.shape[-1]
-    if A.numel() == 0 or _is_meta(A):
-        return A.clone() if n == 0 or _is_meta(A) else A.clone()
+    if A.numel() == 0 or _is_meta(A):  # nothing to compute (meta: only the shape)
+        return A.clone()
     if n == 1:
         return _tl.exp(A)
     # Scaling: one power of two for the whole batch (the largest any matrix
@@ -1103,9 +1103,9 @@ def cross(input, other, *, dim=-1, out=None):
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"{op}: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
-    a, b = _tl.broadcast_tensors(input, other) if hasattr(_tl, "broadcast_tensors") else (input, other)
-    a0, a1, a2 = (a.select(d, i) for i in range(3))
-    b0, b1, b2 = (b.select(d, i) for i in range(3))
+    # The products broadcast the remaining dims (the inputs have equal rank).
+    a0, a1, a2 = (input.select(d, i) for i in range(3))
+    b0, b1, b2 = (other.select(d, i) for i in range(3))
     r = _tl.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
     return _write_out(op, out, r)
 

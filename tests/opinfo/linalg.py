@@ -321,9 +321,8 @@ def solve_triangular_samples(dtype):
 
 def _solve_triangular_ref(a, b, upper, left=True, unitriangular=False):
     t = np.triu(a) if upper else np.tril(a)
-    if unitriangular:
-        t = t - np.diag(np.diagonal(t, 0, -2, -1)[..., 0] * 0) if False else t * (1 - np.eye(t.shape[-1])) + np.eye(
-            t.shape[-1])
+    if unitriangular:  # the diagonal is taken to be ones, whatever A holds
+        t = t * (1 - np.eye(t.shape[-1])) + np.eye(t.shape[-1])
     return _solve_ref(t, b, left)
 
 

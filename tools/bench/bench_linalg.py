@@ -6,7 +6,8 @@ only, plus inv/svd forward+backward.
 
     python tools/bench/bench_linalg.py [--quick]
 
-ratio = torchlike time / reference time (lower is better).
+ratio = torchlike time / reference time (lower is better). NumPy's own
+thread count follows OPENBLAS_NUM_THREADS (set it to match --threads).
 """
 import argparse
 import os
@@ -71,7 +72,13 @@ def grad_case(mod, name, a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="intra-op threads for both libraries (default 1: on a shared, loaded machine "
+                         "spinning BLAS/OpenMP pools make multi-threaded timings vary 100x between runs)")
     args = ap.parse_args()
+    tl.set_num_threads(args.threads)
+    if torch:
+        torch.set_num_threads(args.threads)
     repeat = 15
     shapes = [(256, 256), (512, 4, 4)] if not args.quick else [(64, 64), (64, 4, 4)]
     print(f"{'op':<16}{'shape':<14}{'torchlike':>12}{'torch':>12}{'numpy':>12}{'vs torch':>10}{'vs numpy':>10}")
