@@ -381,3 +381,39 @@ def test_pytorch_parity_errors():
         LA.lstsq(tl.tensor(a), tl.tensor(a[..., :2]), driver="gelsd")
     for x, y in zip(rt, rl):
         assert tuple(x.shape) == tuple(y.shape)
+
+
+EMPTY_CASES = {
+    "det": lambda m, A: m.linalg.det(A), "slogdet": lambda m, A: tuple(m.linalg.slogdet(A)),
+    "inv": lambda m, A: m.linalg.inv(A), "cholesky": lambda m, A: m.linalg.cholesky(A),
+    "qr": lambda m, A: tuple(m.linalg.qr(A)), "qr_complete": lambda m, A: tuple(m.linalg.qr(A, "complete")),
+    "svd": lambda m, A: tuple(m.linalg.svd(A)), "svd_reduced": lambda m, A: tuple(m.linalg.svd(A, False)),
+    "svdvals": lambda m, A: m.linalg.svdvals(A), "eigh": lambda m, A: tuple(m.linalg.eigh(A)),
+    "lu_factor": lambda m, A: tuple(m.linalg.lu_factor(A)), "lu": lambda m, A: tuple(m.linalg.lu(A)),
+    "pinv": lambda m, A: m.linalg.pinv(A), "matrix_rank": lambda m, A: m.linalg.matrix_rank(A),
+    "norm": lambda m, A: m.linalg.norm(A), "matrix_norm_2": lambda m, A: m.linalg.matrix_norm(A, 2),
+    "matrix_exp": lambda m, A: m.linalg.matrix_exp(A), "matrix_power_0": lambda m, A: m.linalg.matrix_power(A, 0),
+    "cond": lambda m, A: m.linalg.cond(A),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3), (3, 0), (0, 3), (1, 1)])
+def test_pytorch_parity_empty_and_1x1(shape):
+    """Empty matrices and batches (and 1x1) give PyTorch's shapes and values, or
+    raise where PyTorch raises."""
+    torch = _torch()
+    a = np.full(shape, 2.0)
+    for name, f in EMPTY_CASES.items():
+        try:
+            rt, et = f(torch, torch.tensor(a)), None
+        except RuntimeError as e:
+            rt, et = None, e
+        if et is not None:
+            with pytest.raises(RuntimeError):
+                f(tl, tl.tensor(a))
+            continue
+        rl = f(tl, tl.tensor(a))
+        rt, rl = (rt if isinstance(rt, tuple) else (rt,)), (rl if isinstance(rl, tuple) else (rl,))
+        for x, y in zip(rt, rl):
+            assert tuple(x.shape) == tuple(y.shape), f"{name}{shape}"
+            np.testing.assert_allclose(np.asarray(y), x.numpy(), rtol=1e-12, atol=1e-12, err_msg=f"{name}{shape}")

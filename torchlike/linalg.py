@@ -1226,7 +1226,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     elif ord == "nuc" or ord in (2, -2):
         M = A.movedim((d0, d1), (-2, -1))
         S = svdvals(M)
-        r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        if ord == "nuc" or S.shape[-1] == 0:  # an empty matrix has norm 0 (PyTorch's convention)
+            r = S.sum(-1)
+        else:
+            r = S.amax(-1) if ord == 2 else S.amin(-1)
         if keepdim:
             for d in sorted((d0, d1)):
                 r = r.unsqueeze(d)
@@ -1261,6 +1264,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 def cond(A, p=None, *, out=None):
     op = "linalg.cond"
     _check_matrix(op, A)
+    if min(A.shape[-2], A.shape[-1]) == 0:  # empty matrices: condition number 0, as PyTorch
+        return _write_out(op, out, _tl.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device))
     if p is None or p in (2, -2):
         S = svdvals(A)
         r = S.amax(-1) / S.amin(-1) if p in (None, 2) else S.amin(-1) / S.amax(-1)
