@@ -2,13 +2,12 @@
 finite differences, in float64, plus second derivatives for a representative
 subset, the gradcheck tool's own failure reporting, and the error raised by
 ops that have no derivative formula."""
-import functools
-
 import numpy as np
 import pytest
 
 import torchlike as tl
 from opinfo import OPS
+from opinfo.core import resolve
 from torchlike.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 GRAD_OPS = [op for op in OPS if op.grad and "float64" in op.dtypes]
@@ -71,8 +70,7 @@ def _cases(op):
                 if isinstance(v, (list, tuple)) and v and all(isinstance(e, tl.Tensor) for e in v):
                     return type(v)(put(e) for e in v)
                 return v
-            fn = functools.reduce(getattr, op.name.split("."), tl)  # dotted names: linalg.inv
-            r = fn(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
+            r = resolve(op.name)(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
             return tuple(r) if isinstance(r, (list, tuple)) else r
         out.append((s.desc or repr([getattr(a, "shape", a) for a in s.args]), func, tuple(diff)))
     return out

@@ -1,14 +1,12 @@
 """Every operator in tests/opinfo, checked the same way: values against NumPy
 for each supported dtype and broadcast shape, the method form, in-place and
 out= variants, Meta shapes/dtypes, and the table of bad calls."""
-import functools
-
 import numpy as np
 import pytest
 
 import torchlike as tl
 from opinfo import OPS
-from opinfo.core import NP_DTYPE
+from opinfo.core import NP_DTYPE, resolve
 
 CASES = [(op, dt) for op in OPS for dt in op.dtypes]
 
@@ -59,13 +57,8 @@ def compare(op, dtype, got, want, desc):
                                    equal_nan=True, err_msg=desc)
 
 
-def op_function(name):
-    """torchlike.<name>, where name may be dotted (linalg.inv)."""
-    return functools.reduce(getattr, name.split("."), tl)
-
-
 def run(op, args, kwargs):
-    return op_function(op.name)(*args, **kwargs)
+    return resolve(op.name)(*args, **kwargs)
 
 
 @pytest.mark.parametrize("op,dtype", CASES, ids=[f"{op.name}-{dt}" for op, dt in CASES])
@@ -97,7 +90,7 @@ def test_forward_matches_numpy(op, dtype):
 
         if op.out and isinstance(got, tl.Tensor):
             out = tl.empty(tuple(got.shape), dtype=got.dtype)
-            r = op_function(op.name)(*args, **s.kwargs, out=out)
+            r = resolve(op.name)(*args, **s.kwargs, out=out)
             assert r is out, f"{desc}: out= must return out"
             compare(op, dtype, out, want, desc + " [out=]")
 
@@ -106,6 +99,18 @@ def test_forward_matches_numpy(op, dtype):
             for g, m in zip(got if isinstance(got, tuple) else (got,), mgot if isinstance(mgot, tuple) else (mgot,)):
                 assert m.device.type == "meta", desc
                 assert tuple(m.shape) == tuple(g.shape) and m.dtype == g.dtype, f"{desc} [meta]"
+
+
+FACTORY_CASES = [(op, dt) for op in OPS if op.factory for dt in op.dtypes]
+
+
+@pytest.mark.parametrize("op,dtype", FACTORY_CASES, ids=[f"{op.name}-{dt}" for op, dt in FACTORY_CASES])
+def test_factory_on_meta_matches_cpu(op, dtype):
+    """A factory called with device="meta" gives the CPU result's shape and dtype, and no data."""
+    for s in op.samples(dtype):
+        got = run(op, s.args, s.kwargs)
+        m = run(op, s.args, {**s.kwargs, "device": "meta"})
+        assert m.device.type == "meta" and tuple(m.shape) == tuple(got.shape) and m.dtype == got.dtype, s.desc
 
 
 ERROR_CASES = [(op, e) for op in OPS for e in op.errors]
