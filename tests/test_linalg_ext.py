@@ -162,6 +162,7 @@ def test_ldl_factor_reconstructs_indefinite_matrices():
 
 def test_linalg_error_is_runtime_error():
     assert issubclass(LA.LinAlgError, RuntimeError)
+    assert set(LA.common_notes) == {"experimental_warning", "sync_note", "sync_note_ex", "sync_note_has_ex"}
     with pytest.raises(LA.LinAlgError, match=r"linalg.inv: The diagonal element 2 is zero"):
         LA.inv(tl.tensor([[1.0, 2.0], [2.0, 4.0]]))
     with pytest.raises(LA.LinAlgError, match=r"\(Batch element 1\)"):

@@ -967,7 +967,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rank = keep.sum(-1)
     empty = _tl.zeros((0,), dtype=A.dtype, device=A.device)
     residuals = empty
-    if driver != "gelsy" and m > n and not _is_meta(rank) and bool((rank == n).all()):
+    # Residuals exist only for full-rank tall systems (data-dependent); a Meta
+    # call assumes full rank, as PyTorch's meta function does.
+    if driver != "gelsy" and m > n and (_is_meta(rank) or bool((rank == n).all())):
         residuals = ((A_ @ X - Bm) ** 2).sum(-2)
         if vector:
             residuals = residuals.squeeze(-1)

@@ -819,8 +819,7 @@ OPS += [
     OpInfo("linalg.matrix_rank", _f(_matrix_rank_ref), matrix_rank_samples, dtypes=LA, method=False, grad=False,
            ref_dtype=lambda d: "int64",
            errors=[ErrorCase((_INT,), {}, RuntimeError, "Expected a floating point")]),
-    # meta=False: whether residuals are returned depends on the computed rank (data), as in PyTorch.
-    OpInfo("linalg.lstsq", _f(_lstsq_ref), lstsq_samples, dtypes=LA, method=False, meta=False,
+    OpInfo("linalg.lstsq", _f(_lstsq_ref), lstsq_samples, dtypes=LA, method=False,
            tol={"float32": (1e-3, 1e-3), "float64": (1e-8, 1e-8)},
            errors=[ErrorCase((np.ones((3, 3), F32), np.ones((4, 2), F32)), {}, RuntimeError,
                              r"torch.linalg.lstsq: input.size\(-2\) should match other.size\(-2\)"),
