@@ -156,6 +156,38 @@ std::vector<int64_t> index_offsets(const TensorBase& self, const IndexPlan& plan
   return off;
 }
 
+// x[mask] where the mask is the only index, covers self's leading dims with
+// matching sizes, and both are contiguous: the mask, else null.
+const TensorBase* leading_mask(const TensorBase& self, TensorBaseList indices) {
+  if (indices.empty() || !indices[0].defined() || indices[0].scalar_type() != kBool) return nullptr;
+  const TensorBase& mask = indices[0];
+  if (mask.dim() < 1 || mask.dim() > self.dim() || !self.is_contiguous() || !mask.is_contiguous()) return nullptr;
+  for (size_t i = 1; i < indices.size(); ++i)
+    if (indices[i].defined()) return nullptr;
+  if ((int64_t)indices.size() - 1 + mask.dim() > self.dim()) return nullptr;
+  for (int64_t d = 0; d < mask.dim(); ++d)
+    if (mask.sizes()[d] != self.sizes()[d]) return nullptr;
+  return &mask;
+}
+
+// The one index tensor of a plan over a 1-D self (contiguous index), or null.
+const TensorBase* sole_index_1d(const TensorBase& self, const IndexPlan& plan) {
+  if (self.dim() != 1 || plan.indices.size() != 1 || !plan.indices[0].defined()) return nullptr;
+  const TensorBase& ix = plan.indices[0];
+  return ix.is_contiguous() ? &ix : nullptr;
+}
+
+// f(b0, b1, data) over chunks of a contiguous long or int index tensor.
+template <class F>
+void for_each_index(const TensorBase& ix, int64_t n, const F& f, bool parallel = true) {
+  auto run = [&](auto* data) {
+    if (parallel) parallel_for(0, n, kGrainSize, [&](int64_t b0, int64_t b1) { f(b0, b1, data); });
+    else f(0, n, data);
+  };
+  if (ix.scalar_type() == kLong) run(static_cast<const int64_t*>(ix.data_ptr()));
+  else run(static_cast<const int32_t*>(ix.data_ptr()));
+}
+
 int64_t product(IntArrayRef s) {
   int64_t n = 1;
   for (int64_t v : s) n *= v;
@@ -248,17 +280,33 @@ TensorBase masked_rows(const TensorBase& src, const TensorBase& mask, int64_t ro
 TensorBase index_cpu(const TensorBase& self, TensorBaseList indices) {
   // x[mask] with mask over self's leading dims, both contiguous: compact
   // directly instead of materialising the mask's nonzero() indices.
-  if (!indices.empty() && indices[0].defined() && indices[0].scalar_type() == kBool && indices[0].dim() >= 1 &&
-      indices[0].dim() <= self.dim() && self.is_contiguous() && indices[0].is_contiguous()) {
-    bool rest_none = true;
-    for (size_t i = 1; i < indices.size(); ++i) rest_none = rest_none && !indices[i].defined();
-    const TensorBase& mask = indices[0];
-    bool leading = true;
-    for (int64_t d = 0; d < mask.dim(); ++d) leading = leading && mask.sizes()[d] == self.sizes()[d];
-    if (rest_none && leading && (int64_t)indices.size() - 1 + mask.dim() <= self.dim())
-      return masked_rows(self, mask, mask.numel(), self.sizes().slice(mask.dim()));
-  }
+  if (const TensorBase* mask = leading_mask(self, indices))
+    return masked_rows(self, *mask, mask->numel(), self.sizes().slice(mask->dim()));
   IndexPlan plan = make_index_plan(self, expand_index_masks(self, indices, "index"));
+  if (const TensorBase* only = sole_index_1d(self, plan)) {
+    // x[idx] on a 1-D tensor: bounds check, wrap and gather in one pass.
+    TensorBase out = make_empty(plan.result_sizes, self.options());
+    const int64_t n = only->numel(), size = self.sizes()[0], stride = self.strides()[0];
+    BadIndex bad;
+    dispatch_elem_size(self.element_size(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = static_cast<const T*>(self.data_ptr());
+      T* o = static_cast<T*>(out.data_ptr());
+      for_each_index(*only, n, [&](int64_t b0, int64_t b1, auto ip) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t v = ip[b];
+          if (!index_in_range(v, size)) {
+            bad.record(v, 0, size);
+            o[b] = T(0);
+            continue;
+          }
+          o[b] = src[wrap_index(v, size) * stride];
+        }
+      });
+    });
+    TL_CHECK_INDEX(!bad.seen.load(), "index ", bad.value, " is out of bounds for dimension 0 with size ", bad.size);
+    return out;
+  }
   std::vector<int64_t> off = index_offsets(self, plan);
   TensorBase out = make_empty(plan.result_sizes, self.options());
   if (out.numel() == 0) return out;
@@ -300,10 +348,66 @@ TensorBase index_put_cpu_(const TensorBase& self, TensorBaseList indices, const 
   TL_CHECK(values.device() == self.device(), "index_put_(): values must be on ", self.device().str(), ", got ",
            values.device().str());
   at::assert_no_internal_overlap(self, "index_put_");
+  if (const TensorBase* mask = leading_mask(self, indices); mask && values.dim() == 0) {
+    // x[mask] = scalar: one pass over the mask, no nonzero() indices.
+    const uint8_t* m = static_cast<const uint8_t*>(mask->data_ptr());
+    const int64_t rows = mask->numel(), inner = product(self.sizes().slice(mask->dim()));
+    TL_DISPATCH_ALL_TYPES(self.scalar_type(), "index_put_", [&] {
+      const scalar_t val = *static_cast<const scalar_t*>(values.data_ptr());
+      scalar_t* dst = static_cast<scalar_t*>(self.data_ptr());
+      parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, inner)), [&](int64_t r0, int64_t r1) {
+        if (inner == 1 && !accumulate) {
+          for (int64_t i = r0; i < r1; ++i) dst[i] = m[i] ? val : dst[i];  // a select, vectorised
+          return;
+        }
+        for (int64_t i = r0; i < r1; ++i) {
+          if (!m[i]) continue;
+          scalar_t* row = dst + i * inner;
+          for (int64_t j = 0; j < inner; ++j) {
+            if (accumulate) accumulate_into(row[j], val);
+            else row[j] = val;
+          }
+        }
+      });
+    });
+    self.bump_version();
+    return self;
+  }
   IndexPlan plan = make_index_plan(self, expand_index_masks(self, indices, "index_put_"));
   check_index_put_values(plan, values);
-  std::vector<int64_t> off = index_offsets(self, plan);
   // Values that share memory with self are read before any write lands.
+  if (const TensorBase* only = sole_index_1d(self, plan)) {
+    TensorBase v = values;
+    if (at::overlap_status(self, values) != MemOverlap::No) v = at::_ops::clone(values);
+    v = at::_ops::expand(v, plan.result_sizes);
+    const int64_t n = only->numel(), size = self.sizes()[0], stride = self.strides()[0], vs = v.strides()[0];
+    // Every index is checked before anything is written.
+    BadIndex bad;
+    for_each_index(*only, n, [&](int64_t b0, int64_t b1, auto ip) {
+      bool ok = true;
+      for (int64_t b = b0; b < b1; ++b) ok &= index_in_range(ip[b], size);
+      if (!ok)
+        for (int64_t b = b0; b < b1; ++b)
+          if (!index_in_range(ip[b], size)) bad.record(ip[b], 0, size);
+    });
+    TL_CHECK_INDEX(!bad.seen.load(), "index ", bad.value, " is out of bounds for dimension 0 with size ", bad.size);
+    TL_DISPATCH_ALL_TYPES(self.scalar_type(), "index_put_", [&] {
+      scalar_t* dst = static_cast<scalar_t*>(self.data_ptr());
+      const scalar_t* vals = static_cast<const scalar_t*>(v.data_ptr());
+      // Repeated indices add up in order (accumulate), or the writes race
+      // with no defined winner, as in PyTorch (so they may run in parallel).
+      for_each_index(*only, n, [&](int64_t b0, int64_t b1, auto ip) {
+        if (accumulate) {
+          for (int64_t b = b0; b < b1; ++b) accumulate_into(dst[wrap_index(ip[b], size) * stride], vals[b * vs]);
+        } else {
+          for (int64_t b = b0; b < b1; ++b) dst[wrap_index(ip[b], size) * stride] = vals[b * vs];
+        }
+      }, /*parallel=*/!accumulate);
+    });
+    self.bump_version();
+    return self;
+  }
+  std::vector<int64_t> off = index_offsets(self, plan);
   TensorBase v = values;
   if (at::overlap_status(self, values) != MemOverlap::No) v = at::_ops::clone(values);
   v = at::_ops::expand(v, plan.result_sizes);
@@ -400,24 +504,39 @@ TensorBase nonzero_cpu(const TensorBase& self) {
   TL_DISPATCH_ALL_TYPES(c.scalar_type(), "nonzero", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(c.data_ptr());
     parallel_for(0, ch.count, 1, [&](int64_t c0, int64_t c1) {
+      // Rows are written branch-free into a block buffer (every element's
+      // coordinates, kept only when it is nonzero: a random mask defeats the
+      // branch predictor), then copied out.
+      constexpr int64_t kBlock = 256;
+      std::vector<int64_t> buf((size_t)((kBlock + 1) * nd));
+      DimVector idx(nd, 0);
       for (int64_t k = c0; k < c1; ++k) {
         const int64_t b = ch.begin(k), e = ch.end(k);
-        DimVector idx(nd, 0);
         int64_t rem = b;
         for (int64_t d = nd - 1; d >= 0; --d) {
           idx[d] = rem % sizes[d];
           rem /= sizes[d];
         }
         int64_t* row = o + starts[(size_t)k] * nd;
-        for (int64_t i = b; i < e; ++i) {
-          if (is_nonzero_value(p[i])) {
-            for (int64_t d = 0; d < nd; ++d) row[d] = idx[d];
-            row += nd;
+        const int64_t last = sizes[nd - 1];
+        for (int64_t i0 = b; i0 < e; i0 += kBlock) {
+          const int64_t i1 = std::min(e, i0 + kBlock);
+          int64_t m = 0;
+          for (int64_t i = i0; i < i1; ++i) {
+            int64_t* r = buf.data() + m * nd;
+            for (int64_t d = 0; d < nd - 1; ++d) r[d] = idx[d];
+            r[nd - 1] = idx[nd - 1];
+            m += is_nonzero_value(p[i]);
+            if (++idx[nd - 1] == last) {
+              idx[nd - 1] = 0;
+              for (int64_t d = nd - 2; d >= 0; --d) {
+                if (++idx[d] < sizes[d]) break;
+                idx[d] = 0;
+              }
+            }
           }
-          for (int64_t d = nd - 1; d >= 0; --d) {
-            if (++idx[d] < sizes[d]) break;
-            idx[d] = 0;
-          }
+          std::memcpy(row, buf.data(), (size_t)(m * nd) * sizeof(int64_t));
+          row += m * nd;
         }
       }
     });
