@@ -152,11 +152,14 @@ static IndexedView apply_index(const c10::TensorBase& self, PyObject* index) {
     } else if (PyBool_Check(it) || (is_tensor(it) && unpack(it).dim() == 0 &&
                                     (unpack(it).scalar_type() == c10::ScalarType::Bool ||
                                      unpack(it).scalar_type() == c10::ScalarType::Byte))) {
-      // x[True] adds a dim of size 1; x[False] one of size 0.
+      // As in PyTorch, a bool adds a dim of size 1 that is then indexed by
+      // [0] (True) or by nothing (False): an advanced index, so that
+      // x[False, [0]] broadcasts the two, and x[True] is a copy.
       bool v = PyBool_Check(it) ? it == Py_True : c10::item(unpack(it)).toBool();
       r = at::_ops::unsqueeze(r, dim);
-      if (!v) r = at::_ops::slice(r, dim, 0, 0, 1);
-      ++dim;
+      c10::TensorBase ix = c10::make_empty({v ? 1 : 0}, c10::TensorOptions(c10::ScalarType::Long, r.device()));
+      if (v) at::_ops::fill_(ix, c10::Scalar(int64_t(0)));
+      record(ix, 1);
     } else if (converted[(size_t)i].defined()) {
       const c10::TensorBase& t = converted[(size_t)i];
       record(t, t.scalar_type() == c10::ScalarType::Bool ? t.dim() : 1);
