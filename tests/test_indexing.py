@@ -434,3 +434,11 @@ def test_index_put_accumulate_matches_pytorch():
     got = tl.from_numpy(base.copy()).index_put_((tl.from_numpy(idx),), tl.from_numpy(vals), accumulate=True)
     want = torch.from_numpy(base.copy()).index_put_((torch.from_numpy(idx),), torch.from_numpy(vals), accumulate=True)
     np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_aten_index_refuses_0dim_mask():
+    x = tl.zeros(2, 3)
+    with pytest.raises(IndexError, match="0-dim boolean mask"):
+        tl.index(x, [tl.tensor(True)])
+    assert tuple(x[tl.tensor(True)].shape) == (1, 2, 3)
+    assert tuple(x[tl.tensor(False)].shape) == (0, 2, 3)

@@ -99,7 +99,8 @@ static IndexedView apply_index(const c10::TensorBase& self, PyObject* index) {
   struct Guard { PyObject* o; ~Guard() { Py_DECREF(o); } } g{tup};
   Py_ssize_t n = PyTuple_GET_SIZE(tup);
   // Lists become index tensors up front, so every item's dim count is known.
-  std::vector<c10::TensorBase> converted((size_t)n);
+  // (Allocated only when a list appears: basic indexing stays allocation-free.)
+  std::vector<c10::TensorBase> converted;
   // How many tensor dims the items consume (None/Ellipsis/bool consume none;
   // a mask consumes as many as it has).
   int64_t consumed = 0;
@@ -116,6 +117,7 @@ static IndexedView apply_index(const c10::TensorBase& self, PyObject* index) {
       consumed += mask ? t.dim() : 1;
     } else if (!PyLong_Check(it) && !PySlice_Check(it) && PySequence_Check(it) && !PyUnicode_Check(it) &&
                !PyBytes_Check(it)) {
+      if (converted.empty()) converted.resize((size_t)n);
       converted[(size_t)i] = sequence_index(it);
       const c10::TensorBase& t = converted[(size_t)i];
       consumed += t.scalar_type() == c10::ScalarType::Bool ? t.dim() : 1;
@@ -160,7 +162,7 @@ static IndexedView apply_index(const c10::TensorBase& self, PyObject* index) {
       c10::TensorBase ix = c10::make_empty({v ? 1 : 0}, c10::TensorOptions(c10::ScalarType::Long, r.device()));
       if (v) at::_ops::fill_(ix, c10::Scalar(int64_t(0)));
       record(ix, 1);
-    } else if (converted[(size_t)i].defined()) {
+    } else if (!converted.empty() && converted[(size_t)i].defined()) {
       const c10::TensorBase& t = converted[(size_t)i];
       record(t, t.scalar_type() == c10::ScalarType::Bool ? t.dim() : 1);
     } else if (is_tensor(it) && !is_int_index(it)) {

@@ -17,7 +17,6 @@ static std::string sizes_str(IntArrayRef s) {
 }
 
 std::vector<TensorBase> expand_index_masks(const TensorBase& self, TensorBaseList indices, const char* op) {
-  (void)op;
   // How many of self's dims the list consumes: a mask covers as many as it has.
   int64_t consumed = 0;
   for (const TensorBase& t : indices) {
@@ -39,13 +38,16 @@ std::vector<TensorBase> expand_index_masks(const TensorBase& self, TensorBaseLis
       out.push_back(t);
       continue;
     }
+    // x[True] adds a dim before indexing it; that is the Python layer's
+    // (csrc/python/Indexing.cpp), which has the view to add it to.
+    TL_CHECK_INDEX(t.dim() > 0, op, "(): a 0-dim boolean mask can only be used through x[mask] indexing");
     const int64_t d0 = (int64_t)out.size();
     for (int64_t j = 0; j < t.dim(); ++j)
       TL_CHECK_INDEX(t.sizes()[j] == self.sizes()[d0 + j], "The shape of the mask ", sizes_str(t.sizes()),
                      " at index ", j, " does not match the shape of the indexed tensor ", sizes_str(self.sizes()),
                      " at index ", d0 + j);
-    TL_CHECK(t.device() == self.device(), "indices should be either on cpu or on the same device as the indexed tensor (",
-             self.device().str(), ")");
+    TL_CHECK(t.device() == self.device(), op, "(): indices should be on the same device as the indexed tensor (",
+             self.device().str(), "), got ", t.device().str());
     // A mask's nonzero positions, one column per dim it covers.
     TensorBase nz = at::_ops::nonzero(t);
     for (int64_t j = 0; j < t.dim(); ++j) out.push_back(at::_ops::select(nz, 1, j));

@@ -54,7 +54,10 @@ at::TensorBase masked_scatter_source_backward(const at::TensorBase& grad, const 
   for (int64_t s : source_sizes) numel *= s;
   at::TensorBase used = at::_ops::masked_select(grad, mask);
   const int64_t rest = numel - used.numel();
-  if (rest > 0) used = at::_ops::cat({used, zeros_for({rest}, grad)}, 0);
+  if (rest > 0) {
+    std::vector<at::TensorBase> parts{used, zeros_for(at::DimVector{rest}, grad)};
+    used = at::_ops::cat(parts, 0);
+  }
   return at::_ops::reshape(used, source_sizes);
 }
 
