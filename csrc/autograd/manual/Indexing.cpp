@@ -24,7 +24,8 @@ static at::TensorBase zeros_for(at::IntArrayRef sizes, const at::TensorBase& lik
 
 at::TensorBase index_backward(const at::TensorBase& grad, at::IntArrayRef self_sizes,
                               const std::vector<at::TensorBase>& indices) {
-  return at::_ops::index_put(zeros_for(self_sizes, grad), indices, grad, /*accumulate=*/true);
+  // In place on a fresh buffer (no clone); still recorded under create_graph.
+  return at::_ops::index_put_(zeros_for(self_sizes, grad), indices, grad, /*accumulate=*/true);
 }
 
 at::TensorBase index_put_self_backward(const at::TensorBase& grad, const std::vector<at::TensorBase>& indices,
@@ -62,7 +63,7 @@ at::TensorBase masked_scatter_source_backward(const at::TensorBase& grad, const 
 }
 
 at::TensorBase take_backward(const at::TensorBase& grad, at::IntArrayRef self_sizes, const at::TensorBase& index) {
-  return at::_ops::put(zeros_for(self_sizes, grad), index, grad, /*accumulate=*/true);
+  return at::_ops::put_(zeros_for(self_sizes, grad), index, grad, /*accumulate=*/true);
 }
 
 at::TensorBase put_self_backward(const at::TensorBase& grad, const at::TensorBase& index, bool accumulate) {

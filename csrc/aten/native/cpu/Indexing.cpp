@@ -519,6 +519,22 @@ TensorBase nonzero_cpu(const TensorBase& self) {
         }
         int64_t* row = o + starts[(size_t)k] * nd;
         const int64_t last = sizes[nd - 1];
+        if (nd == 1) {
+          // The common 1-d case with plain locals (the generic loop's stores
+          // into buf may alias idx, so the compiler reloads it every element).
+          for (int64_t i0 = b; i0 < e; i0 += kBlock) {
+            const int64_t i1 = std::min(e, i0 + kBlock);
+            int64_t m = 0;
+            int64_t* bp = buf.data();
+            for (int64_t i = i0; i < i1; ++i) {
+              bp[m] = i;
+              m += is_nonzero_value(p[i]);
+            }
+            std::memcpy(row, bp, (size_t)m * sizeof(int64_t));
+            row += m;
+          }
+          continue;
+        }
         for (int64_t i0 = b; i0 < e; i0 += kBlock) {
           const int64_t i1 = std::min(e, i0 + kBlock);
           int64_t m = 0;
