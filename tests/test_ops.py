@@ -101,6 +101,18 @@ def test_forward_matches_numpy(op, dtype):
                 assert tuple(m.shape) == tuple(g.shape) and m.dtype == g.dtype, f"{desc} [meta]"
 
 
+FACTORY_CASES = [(op, dt) for op in OPS if op.factory for dt in op.dtypes]
+
+
+@pytest.mark.parametrize("op,dtype", FACTORY_CASES, ids=[f"{op.name}-{dt}" for op, dt in FACTORY_CASES])
+def test_factory_on_meta_matches_cpu(op, dtype):
+    """A factory called with device="meta" gives the CPU result's shape and dtype, and no data."""
+    for s in op.samples(dtype):
+        got = run(op, s.args, s.kwargs)
+        m = run(op, s.args, {**s.kwargs, "device": "meta"})
+        assert m.device.type == "meta" and tuple(m.shape) == tuple(got.shape) and m.dtype == got.dtype, s.desc
+
+
 ERROR_CASES = [(op, e) for op in OPS for e in op.errors]
 
 
