@@ -314,8 +314,12 @@ bool FunctionParameter::check(PyObject* o) const {
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
       if (list_size > 0 && n != list_size) return false;  // Tensor[2] out: exactly two
-      for (Py_ssize_t i = 0; i < n; ++i)
-        if (!is_tensor(PySequence_Fast_GET_ITEM(o, i))) return false;
+      // Tensor?[] (index lists) also takes None for "this dim not indexed".
+      const bool none_ok = type_str.find("?[") != std::string::npos;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* e = PySequence_Fast_GET_ITEM(o, i);
+        if (!is_tensor(e) && !(none_ok && e == Py_None)) return false;
+      }
       return true;
     }
     case ParamType::ScalarType: return is_dtype(o);
@@ -505,7 +509,10 @@ c10::ArrayRef<c10::TensorBase> ParsedArgs::tensorlist(int i) {
   auto& v = tensorlists_.back();
   if (o == nullptr || o == Py_None) return v;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  for (Py_ssize_t k = 0; k < n; ++k) v.push_back(unpack(PySequence_Fast_GET_ITEM(o, k)));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* e = PySequence_Fast_GET_ITEM(o, k);
+    v.push_back(e == Py_None ? c10::TensorBase() : unpack(e));  // None only passes check() for Tensor?[]
+  }
   return v;
 }
 c10::ScalarType ParsedArgs::scalartype(int i) { return unpack_dtype(obj[i]); }
