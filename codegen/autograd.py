@@ -9,6 +9,7 @@ tensor, only its metadata (sizes, dtype) or a plain value.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -59,6 +60,12 @@ def known_helpers(header: str) -> set[str]:
     except FileNotFoundError:
         return set()
     body = text.split("namespace generated {", 1)[-1]
+    # The per-area headers it includes (csrc/autograd/manual/*.h) declare helpers too.
+    for inc in re.findall(r'^#include "autograd/(manual/\w+\.h)"', text, flags=re.M):
+        try:
+            body += open(os.path.join(os.path.dirname(header), inc)).read().split("namespace generated {", 1)[-1]
+        except FileNotFoundError:
+            pass
     return set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", body, flags=re.M))
 
 

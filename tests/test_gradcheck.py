@@ -24,6 +24,14 @@ GRADGRAD = {"add", "mul", "div", "pow", "exp", "log", "sin", "tanh", "sigmoid", 
             "broadcast_to", "flatten", "narrow", "select", "diagonal", "as_strided", "split", "unbind", "movedim"}
 
 
+def _resolve(name):
+    """torchlike.<name>; a dotted name (nn.functional.softmin) is an attribute path."""
+    fn = tl
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
 def _tensorize(x, diff):
     """NumPy sample values -> tensors; floating ones require grad and are
     collected in diff (the inputs gradcheck perturbs)."""
@@ -69,7 +77,7 @@ def _cases(op):
                 if isinstance(v, (list, tuple)) and v and all(isinstance(e, tl.Tensor) for e in v):
                     return type(v)(put(e) for e in v)
                 return v
-            r = getattr(tl, op.name)(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
+            r = _resolve(op.name)(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
             return tuple(r) if isinstance(r, (list, tuple)) else r
         out.append((s.desc or repr([getattr(a, "shape", a) for a in s.args]), func, tuple(diff)))
     return out
