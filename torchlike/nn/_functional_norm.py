@@ -337,6 +337,21 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                f"divide the number of heads in query ({hq}) with enable_gqa=True")
         key = _repeat_heads(key, hq // hk)
         value = _repeat_heads(value, hq // hv)
+    fused = dropout_p == 0.0 and not (attn_mask is not None and attn_mask.dtype != _tl.bool
+                                       and attn_mask.requires_grad)
+    if fused:
+        # The fused kernel (online softmax over key blocks) on (N, L, E) folds
+        # of the broadcast batch dims; its backward recomputes the probabilities.
+        batch = tuple(_tl.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]), tuple(value.shape[:-2])))
+        E, Ev = query.shape[-1], value.shape[-1]
+        q3 = query.expand(batch + (L, E)).reshape(-1, L, E)
+        k3 = key.expand(batch + (S, E)).reshape(-1, S, E)
+        v3 = value.expand(batch + (S, Ev)).reshape(-1, S, Ev)
+        m3 = None
+        if attn_mask is not None:
+            m3 = attn_mask.expand(batch + (L, S)).reshape(-1, L, S)
+        out = _tl._sdpa_fused(q3, k3, v3, m3, is_causal, scale_factor)
+        return out.reshape(batch + (L, Ev))
     scores = (query * scale_factor).matmul(key.transpose(-2, -1))
     if is_causal:
         attn_mask = _tl.arange(L, device=query.device).unsqueeze(1) >= _tl.arange(S, device=query.device).unsqueeze(0)

@@ -83,4 +83,29 @@ void embedding_check(const TensorBase& weight, const TensorBase& indices) {
            "Int; but got ", indices.scalar_type(), " instead");
 }
 
+void sdpa_check(const TensorBase& q, const TensorBase& k, const TensorBase& v, const std::optional<TensorBase>& mask) {
+  TL_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "_sdpa_fused: expected 3-D query, key and value, got ",
+           q.dim(), "-D, ", k.dim(), "-D and ", v.dim(), "-D");
+  TL_CHECK(q.scalar_type() == k.scalar_type() && q.scalar_type() == v.scalar_type(),
+           "Expected query, key, and value to have the same dtype, but got query.dtype: ", q.scalar_type(),
+           " key.dtype: ", k.scalar_type(), " and value.dtype: ", v.scalar_type(), " instead.");
+  TL_CHECK(c10::isFloatingType(q.scalar_type()), "_sdpa_fused: expected floating point inputs, got ", q.scalar_type());
+  const int64_t n = q.sizes()[0];
+  TL_CHECK(k.sizes()[0] == n && v.sizes()[0] == n, "_sdpa_fused: batch sizes differ: ", q.sizes(), ", ", k.sizes(),
+           ", ", v.sizes());
+  TL_CHECK(k.sizes()[2] == q.sizes()[2], "_sdpa_fused: query and key must have the same embedding size, got ",
+           q.sizes()[2], " and ", k.sizes()[2]);
+  TL_CHECK(v.sizes()[1] == k.sizes()[1], "_sdpa_fused: key and value must have the same sequence length, got ",
+           k.sizes()[1], " and ", v.sizes()[1]);
+  if (mask && mask->defined()) {
+    TL_CHECK(mask->dim() == 3 && mask->sizes()[0] == n && mask->sizes()[1] == q.sizes()[1] &&
+                 mask->sizes()[2] == k.sizes()[1],
+             "_sdpa_fused: attn_mask must have shape (", n, ", ", q.sizes()[1], ", ", k.sizes()[1], "), got ",
+             mask->sizes());
+    TL_CHECK(mask->scalar_type() == ScalarType::Bool || mask->scalar_type() == q.scalar_type(),
+             "_sdpa_fused: Expected attn_mask dtype to be bool or to match query dtype, but got attn_mask.dtype: ",
+             mask->scalar_type(), " and  query.dtype: ", q.scalar_type(), " instead.");
+  }
+}
+
 }  // namespace at::native

@@ -41,6 +41,9 @@ int64_t batch_norm_check(const TensorBase& input, const std::optional<TensorBase
 // embedding: 2-D weight, Long/Int indices.
 void embedding_check(const TensorBase& weight, const TensorBase& indices);
 
+// _sdpa_fused: query (N, L, E), key (N, S, E), value (N, S, Ev), mask (N, L, S) or absent.
+void sdpa_check(const TensorBase& q, const TensorBase& k, const TensorBase& v, const std::optional<TensorBase>& mask);
+
 // The dtype statistics (mean, rstd) are kept in: float for the half types.
 inline ScalarType stat_dtype(ScalarType t) {
   return (t == ScalarType::Half || t == ScalarType::BFloat16) ? ScalarType::Float : t;

@@ -5,9 +5,15 @@
 
 #include <array>
 #include "aten/native/NnNorm.h"
+#include <cmath>
+#include <limits>
 #include "ops/_softmax_backward_data.h"
+#include "ops/bmm.h"
 #include "ops/exp.h"
+#include "ops/softmax.h"
 #include "ops/sum.h"
+#include "ops/transpose.h"
+#include "ops/where.h"
 
 namespace torchlike::autograd::generated {
 
@@ -86,6 +92,41 @@ at::TensorBase batch_norm_backward_part(int which, const at::TensorBase& grad, c
   return take_part(which, grad, input, {need_input, need_weight, need_bias}, [&](std::array<bool, 3> mask) {
     return at::native::batch_norm_backward_cpu(grad, input, weight, running_mean, running_var, save_mean,
                                                save_invstd, training, eps, mask);
+  });
+}
+
+// _sdpa_fused's backward, by recomputing the attention probabilities with
+// differentiable ops (so create_graph works): P = softmax(scale Q K^T + mask),
+// dV = P^T dO, dS = softmax_backward(dO V^T, P), dQ = scale dS K, dK = scale dS^T Q.
+at::TensorBase sdpa_backward_part(int which, const at::TensorBase& grad, const at::TensorBase& query,
+                                  const at::TensorBase& key, const at::TensorBase& value,
+                                  const at::TensorBase& attn_mask, bool is_causal, double scale, bool need_query,
+                                  bool need_key, bool need_value) {
+  return take_part(which, grad, query, {need_query, need_key, need_value}, [&](std::array<bool, 3> mask) {
+    at::TensorBase scores = at::_ops::bmm(query * scale, at::_ops::transpose(key, 1, 2));
+    const double ninf = -std::numeric_limits<double>::infinity();
+    at::TensorBase neg = c10::scalar_to_tensor(ninf, scores.scalar_type(), scores.device());
+    if (is_causal) {
+      const int64_t L = query.sizes()[1], S = key.sizes()[1];
+      int64_t sz[2] = {L, S};
+      at::TensorBase keep = c10::make_empty(at::IntArrayRef(sz, 2), at::TensorOptions(at::kBool, query.device()));
+      bool* p = keep.data_ptr<bool>();
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < S; ++j) p[i * S + j] = j <= i;
+      scores = at::_ops::where(keep, scores, neg);
+    } else if (attn_mask.defined()) {
+      scores = attn_mask.scalar_type() == at::kBool ? at::_ops::where(attn_mask, scores, neg) : scores + attn_mask;
+    }
+    at::TensorBase probs = at::_ops::softmax(scores, -1, std::nullopt);
+    at::TensorBase dq, dk, dv;
+    if (mask[2]) dv = at::_ops::bmm(at::_ops::transpose(probs, 1, 2), grad);
+    if (mask[0] || mask[1]) {
+      at::TensorBase dp = at::_ops::bmm(grad, at::_ops::transpose(value, 1, 2));
+      at::TensorBase ds = at::_ops::_softmax_backward_data(dp, probs, -1, probs.scalar_type());
+      if (mask[0]) dq = at::_ops::bmm(ds, key) * scale;
+      if (mask[1]) dk = at::_ops::bmm(at::_ops::transpose(ds, 1, 2), query) * scale;
+    }
+    return std::make_tuple(dq, dk, dv);
   });
 }
 

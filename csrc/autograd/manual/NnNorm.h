@@ -18,6 +18,12 @@ at::TensorBase batch_norm_backward_part(int which, const at::TensorBase& grad, c
                                         const at::TensorBase& save_invstd, bool training, double eps,
                                         bool need_input, bool need_weight, bool need_bias);
 
+// One of query/key/value's gradients (which = 0, 1, 2) of _sdpa_fused.
+at::TensorBase sdpa_backward_part(int which, const at::TensorBase& grad, const at::TensorBase& query,
+                                  const at::TensorBase& key, const at::TensorBase& value,
+                                  const at::TensorBase& attn_mask, bool is_causal, double scale, bool need_query,
+                                  bool need_key, bool need_value);
+
 // Second derivatives of _softmax_backward_data / _log_softmax_backward_data.
 at::TensorBase softmax_double_backward_output(const at::TensorBase& grad, const at::TensorBase& grad_output,
                                               const at::TensorBase& output, int64_t dim);

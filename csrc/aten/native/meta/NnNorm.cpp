@@ -2,6 +2,7 @@
 // CPU kernels' checks (NnNorm.h) and result shapes/dtypes, no data.
 #include "../NnNorm.h"
 #include "ops/_log_softmax_backward_data.h"
+#include "ops/_sdpa_fused.h"
 #include "ops/_softmax_backward_data.h"
 #include "ops/embedding.h"
 #include "ops/embedding_dense_backward.h"
@@ -77,6 +78,15 @@ TensorBase embedding_renorm_meta_(const TensorBase& self, const TensorBase& indi
   embedding_check(self, indices);
   self.bump_version();
   return self;
+}
+
+TensorBase sdpa_fused_meta(const TensorBase& query, const TensorBase& key, const TensorBase& value,
+                           const std::optional<TensorBase>& attn_mask, bool is_causal, double scale) {
+  (void)is_causal;
+  (void)scale;
+  sdpa_check(query, key, value, attn_mask);
+  int64_t sz[3] = {query.sizes()[0], query.sizes()[1], value.sizes()[2]};
+  return make_empty(IntArrayRef(sz, 3), query.options());
 }
 
 }  // namespace at::native
