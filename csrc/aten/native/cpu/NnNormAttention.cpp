@@ -25,12 +25,29 @@ namespace at::native {
 
 namespace {
 
-constexpr int64_t kQBlock = 32, kKBlock = 64;
+// 64 query rows per task: each transposed key block is reused by twice as
+// many rows as with 32, halving the transposition's share of the work.
+constexpr int64_t kQBlock = 64, kKBlock = 64;
 
 template <class A>
 inline A exp_a(A x) {
   if constexpr (std::is_same<A, float>::value) return tl_math::exp(x);
   else return std::exp(x);
+}
+
+// acc[0:W] += sum_j p[j] * v[j, 0:W] with the accumulator in a local array
+// (kept in vector registers) for the common head size W.
+template <class A, int W>
+inline void accumulate_rows(A* acc, const A* p, const A* v, int64_t rows) {
+  A a[W];
+  for (int e = 0; e < W; ++e) a[e] = acc[e];
+  for (int64_t j = 0; j < rows; ++j) {
+    const A pj = p[j];
+    const A* vr = v + j * W;
+#pragma omp simd
+    for (int e = 0; e < W; ++e) a[e] += pj * vr[e];
+  }
+  for (int e = 0; e < W; ++e) acc[e] = a[e];
 }
 
 template <class T>
@@ -68,18 +85,30 @@ void sdpa_kernel(const TensorBase& q, const TensorBase& k, const TensorBase& v, 
         // Key block transposed (E x bk) so a score row is an axpy over keys.
         for (int64_t j = 0; j < bk; ++j)
           for (int64_t e = 0; e < E; ++e) kt[e * kKBlock + j] = static_cast<A>(kp[(n * S + j0 + j) * E + e]);
-        for (int64_t j = 0; j < bk; ++j)
-          for (int64_t e = 0; e < Ev; ++e) vbuf[j * Ev + e] = static_cast<A>(vp[(n * S + j0 + j) * Ev + e]);
+        // Values are read in place when already in opmath (float, double).
+        const A* vblk;
+        if constexpr (std::is_same<T, A>::value) {
+          vblk = vp + (n * S + j0) * Ev;
+        } else {
+          for (int64_t j = 0; j < bk; ++j)
+            for (int64_t e = 0; e < Ev; ++e) vbuf[j * Ev + e] = static_cast<A>(vp[(n * S + j0 + j) * Ev + e]);
+          vblk = vbuf.data();
+        }
         for (int64_t i = 0; i < bq; ++i) {
-          A* s = sc.data() + i * kKBlock;
-          for (int64_t j = 0; j < kKBlock; ++j) s[j] = 0;
+          // Scores accumulate in a local fixed-size array: no aliasing with
+          // the key buffer, so the compiler keeps the row in vector registers
+          // across the whole E loop instead of reloading and storing it.
+          A srow[kKBlock];
+          for (int64_t j = 0; j < kKBlock; ++j) srow[j] = 0;
           const A* qi = qbuf.data() + i * E;
           for (int64_t e = 0; e < E; ++e) {
             const A qv = qi[e];
             const A* kr = kt.data() + e * kKBlock;
 #pragma omp simd
-            for (int64_t j = 0; j < kKBlock; ++j) s[j] += qv * kr[j];
+            for (int64_t j = 0; j < kKBlock; ++j) srow[j] += qv * kr[j];
           }
+          A* s = sc.data() + i * kKBlock;
+          for (int64_t j = 0; j < kKBlock; ++j) s[j] = srow[j];
           const int64_t qi_abs = i0 + i;
           if (has_mask) {
             const int64_t mo = n * ms0 + qi_abs * ms1;
@@ -111,11 +140,15 @@ void sdpa_kernel(const TensorBase& q, const TensorBase& k, const TensorBase& v, 
 #pragma omp simd
             for (int64_t e = 0; e < Ev; ++e) ai[e] *= corr;
           }
-          for (int64_t j = 0; j < valid; ++j) {
-            const A p = s[j];
-            const A* vr = vbuf.data() + j * Ev;
+          if (Ev == 64) {
+            accumulate_rows<A, 64>(ai, s, vblk, valid);
+          } else {
+            for (int64_t j = 0; j < valid; ++j) {
+              const A p = s[j];
+              const A* vr = vblk + j * Ev;
 #pragma omp simd
-            for (int64_t e = 0; e < Ev; ++e) ai[e] += p * vr[e];
+              for (int64_t e = 0; e < Ev; ++e) ai[e] += p * vr[e];
+            }
           }
         }
       }
