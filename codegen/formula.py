@@ -46,7 +46,7 @@ CONSTANTS = frozenset({"true", "false", "M_PI", "M_LN2", "M_LN10", "INFINITY", "
 METADATA_METHODS = frozenset({"sizes", "sym_sizes", "dim", "scalar_type", "options", "numel"})
 
 # C++ words that legitimately appear bare in derivative formulas, e.g. static_cast<double>(x).
-CXX_WORDS = frozenset({"static_cast", "double", "float", "int64_t", "bool", "nullptr", "auto"})
+CXX_WORDS = frozenset({"static_cast", "double", "float", "int64_t", "bool", "nullptr", "auto", "this"})
 
 _POINTWISE_OPERATORS = frozenset(
     "+ - * / % == != < <= > >= && || ! ~ & | ^ << >> ? : ( ) ,".split())
