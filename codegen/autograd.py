@@ -9,6 +9,7 @@ tensor, only its metadata (sizes, dtype) or a plain value.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -59,7 +60,18 @@ def known_helpers(header: str) -> set[str]:
     except FileNotFoundError:
         return set()
     body = text.split("namespace generated {", 1)[-1]
-    return set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", body, flags=re.M))
+    names = set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", body, flags=re.M))
+    # The per-area headers it includes (autograd/manual/<Area>.h) declare more.
+    csrc = os.path.dirname(os.path.dirname(header))
+    for inc in re.findall(r'^#include "(autograd/manual/\w+\.h)"', text, flags=re.M):
+        try:
+            sub = open(os.path.join(csrc, inc)).read()
+        except FileNotFoundError:
+            continue
+        if "namespace torchlike::autograd::generated {" in sub or "namespace generated {" in sub:
+            sub = re.split(r"namespace (?:torchlike::autograd::)?generated \{", sub, maxsplit=1)[-1]
+            names |= set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", sub, flags=re.M))
+    return names
 
 
 def called_functions(formula: str) -> set[str]:
