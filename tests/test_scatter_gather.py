@@ -310,3 +310,29 @@ def test_forms_and_defaults_match_pytorch():
         t = getattr(tl, name)(tl.tensor(x), *targs, **kwargs)
         p = getattr(torch, name)(torch.tensor(x), *pargs, **kwargs)
         np.testing.assert_allclose(np.asarray(t), p.numpy(), rtol=1e-6, err_msg=name)
+
+
+def test_scatter_reduce_accepts_max_min_spellings():
+    # PyTorch takes max/min as amax/amin (undocumented); so does torchlike, backward included.
+    x = tl.tensor([0.0, 5.0], requires_grad=True)
+    src = tl.tensor([3.0, -1.0, 7.0], requires_grad=True)
+    idx = tl.tensor([0, 0, 1])
+    assert x.scatter_reduce(0, idx, src, "max").tolist() == x.scatter_reduce(0, idx, src, "amax").tolist()
+    r = x.scatter_reduce(0, idx, src, "min", include_self=False)
+    assert r.tolist() == [-1.0, 7.0]
+    r.sum().backward()
+    assert src.grad.tolist() == [0.0, 1.0, 1.0] and x.grad.tolist() == [0.0, 0.0]
+
+
+def test_index_fill_value_tensor_gradient():
+    x = tl.tensor(_rng(11).standard_normal((3, 4)), requires_grad=True)
+    v = tl.tensor(0.5, dtype=tl.float64, requires_grad=True)
+    assert gradcheck(lambda a, b: a.index_fill(1, tl.tensor([2, 0, 2]), b) * 3.0, (x, v))
+
+
+def test_python_number_src_takes_the_value_overload():
+    x = tl.zeros(2, 3)
+    assert x.scatter(1, tl.tensor([[2], [0]]), 4).tolist() == [[0, 0, 4], [4, 0, 0]]
+    y = x.clone()
+    y.scatter_(1, tl.tensor([[1], [1]]), 2.5, reduce="add")
+    assert y.tolist() == [[0, 2.5, 0], [0, 2.5, 0]]

@@ -14,6 +14,7 @@
 // like its sums.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../Copy.h"
@@ -219,7 +220,18 @@ void reduce_typed(const TensorBase& self, IntArrayRef walk, int64_t d, IntArrayR
         ++cnt[i];
       });
     } else {
-      dim_index_loop(p, idx, opt, [=](int64_t i, int64_t j) { scatter_combine(op, w[i], value_at(j)); });
+      // The reduction as a compile-time constant, so the inner loop has no switch.
+      auto with_op = [&](auto op_const) {
+        constexpr ScatterOp OP = decltype(op_const)::value;
+        dim_index_loop(p, idx, opt, [=](int64_t i, int64_t j) { scatter_combine(OP, w[i], value_at(j)); });
+      };
+      switch (op) {
+        case ScatterOp::Sum: with_op(std::integral_constant<ScatterOp, ScatterOp::Sum>()); break;
+        case ScatterOp::Prod: with_op(std::integral_constant<ScatterOp, ScatterOp::Prod>()); break;
+        case ScatterOp::Max: with_op(std::integral_constant<ScatterOp, ScatterOp::Max>()); break;
+        case ScatterOp::Min: with_op(std::integral_constant<ScatterOp, ScatterOp::Min>()); break;
+        default: with_op(std::integral_constant<ScatterOp, ScatterOp::Assign>()); break;
+      }
     }
   });
   if (mean) {
