@@ -49,16 +49,18 @@ def cases(rng):
 
 def main():
     rng = np.random.default_rng(0)
+    if len(sys.argv) > 1:  # e.g. `--threads 1`
+        tl.set_num_threads(int(sys.argv[-1]))
     if torch is not None:
         torch.set_num_threads(tl.get_num_threads())
     print(f"threads: {tl.get_num_threads()}   ratio = reference time / torchlike time (>1: torchlike faster)")
     print(f"{'case':42s} {'torchlike':>10s} {'torch':>10s} {'vs torch':>9s} {'numpy':>10s} {'vs numpy':>9s}")
     for name, f, npf, args in cases(rng):
-        ta = [tl.from_numpy(np.ascontiguousarray(a)) for a in args]
+        ta = [tl.tensor(a) for a in args]
         t_tl = median_time(lambda: f(tl, *ta))
         line = f"{name:42s} {t_tl * 1e3:9.3f}ms"
         if torch is not None:
-            pa = [torch.from_numpy(np.ascontiguousarray(a)) for a in args]
+            pa = [torch.tensor(np.ascontiguousarray(a)) for a in args]
             t_pt = median_time(lambda: f(torch, *pa))
             line += f" {t_pt * 1e3:9.3f}ms {t_pt / t_tl:8.2f}x"
         else:
