@@ -47,6 +47,7 @@ cfloat = None
 from torchlike._creation import *  # noqa: E402,F401,F403
 from torchlike._ops import *  # noqa: E402,F401,F403
 from torchlike._shapes import broadcast_shapes  # noqa: E402,F401
+from torchlike._shape_ops import *  # noqa: E402,F401,F403
 from torchlike._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402,F401
 from torchlike.random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: E402,F401
 from torchlike import cpu  # noqa: E402,F401

@@ -1,0 +1,31 @@
+// Meta kernels of flip and tril/triu: the CPU kernels' checks, no data.
+#include "../ShapeOps.h"
+#include "ops/flip.h"
+#include "ops/tril.h"
+#include "ops/triu.h"
+
+namespace at::native {
+
+TensorBase flip_meta(const TensorBase& self, IntArrayRef dims) {
+  flip_dims_mask(self, dims);
+  return make_empty(self.sizes(), self.options());
+}
+
+TensorBase tril_meta(const TensorBase& self, int64_t) {
+  check_triangle_input(self, "tril");
+  return make_empty(self.sizes(), self.options());
+}
+TensorBase triu_meta(const TensorBase& self, int64_t) {
+  check_triangle_input(self, "triu");
+  return make_empty(self.sizes(), self.options());
+}
+TensorBase tril__meta(const TensorBase& self, int64_t) {
+  check_triangle_input(self, "tril");
+  return self;
+}
+TensorBase triu__meta(const TensorBase& self, int64_t) {
+  check_triangle_input(self, "triu");
+  return self;
+}
+
+}  // namespace at::native
