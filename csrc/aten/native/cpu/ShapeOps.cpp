@@ -72,10 +72,11 @@ TensorBase triangle_(const TensorBase& self, int64_t k, bool lower) {
   check_triangle_input(self, lower ? "tril" : "triu");
   if (self.is_contiguous()) {
     triangle_copy(self, self, lower, k);
+    self.bump_version();
   } else {
     // Strided self: compute the triangle densely, then write it back.
     TensorBase tmp = triangle(self, k, lower);
-    at::_ops::copy_(self, tmp, false);
+    at::_ops::copy_(self, tmp, false);  // bumps self's version
   }
   return self;
 }

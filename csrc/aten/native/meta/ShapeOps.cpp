@@ -21,10 +21,12 @@ TensorBase triu_meta(const TensorBase& self, int64_t) {
 }
 TensorBase tril__meta(const TensorBase& self, int64_t) {
   check_triangle_input(self, "tril");
+  self.bump_version();
   return self;
 }
 TensorBase triu__meta(const TensorBase& self, int64_t) {
   check_triangle_input(self, "triu");
+  self.bump_version();
   return self;
 }
 
