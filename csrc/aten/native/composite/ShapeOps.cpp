@@ -336,7 +336,7 @@ TensorBase repeat(const TensorBase& self, IntArrayRef repeats) {
     out_sizes.push_back(s * repeats[i]);
   }
   for (int64_t i = 0; i < n; ++i)
-    TL_CHECK(repeats[i] >= 0, "Trying to create tensor with negative dimension ", repeats[i], ": ", IntArrayRef(out_sizes));
+    TL_CHECK(repeats[i] >= 0, "Trying to create tensor with negative dimension ", out_sizes[i], ": ", IntArrayRef(out_sizes));
   // x viewed as (1, s0, 1, s1, ...), expanded to (r0, s0, r1, s1, ...) with
   // zero strides, then one copy into (r0*s0, r1*s1, ...).
   for (int64_t i = 0; i < n; ++i) {
@@ -557,14 +557,16 @@ TensorBase slice_scatter(const TensorBase& self, const TensorBase& src, int64_t 
 
 std::vector<TensorBase> meshgrid_indexing(TensorBaseList tensors, std::string_view indexing) {
   TL_CHECK(!tensors.empty(), "meshgrid expects a non-empty TensorList");
+  // PyTorch's order of checks: dtypes/devices, then indexing, then ranks.
   for (const TensorBase& t : tensors) {
-    TL_CHECK(t.dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
-             sizes_str(t.sizes()));
     TL_CHECK(t.scalar_type() == tensors[0].scalar_type(), "meshgrid expects all tensors to have the same dtype");
     TL_CHECK(t.device() == tensors[0].device(), "meshgrid expects all tensors to have the same device");
   }
   TL_CHECK(indexing == "ij" || indexing == "xy", "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
            "received: ", indexing);
+  for (const TensorBase& t : tensors)
+    TL_CHECK(t.dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of shape ",
+             sizes_str(t.sizes()));
   // 'xy' (NumPy's Cartesian convention) is 'ij' over the first two inputs
   // swapped, with the first two grids swapped back: grid 0 then varies along
   // dim 1.
