@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "../ShapeOps.h"
 #include "aten/Parallel.h"
+#include "c10/TensorImpl.h"
 #include "ops/contiguous.h"
 #include "ops/copy.h"
 #include "ops/flip.h"
@@ -17,23 +19,51 @@ namespace at::native {
 
 namespace {
 
+// The walk order: out's dims from outermost to innermost in memory, so the
+// writes are sequential and, since out has self's layout when self is dense,
+// so are the reads (up to the flipped direction).
+struct FlipWalk {
+  std::vector<int64_t> sizes, in_strides;
+  std::unique_ptr<bool[]> flipped;
+};
+
+FlipWalk flip_walk(const TensorBase& self, const TensorBase& out, const std::vector<bool>& mask) {
+  const int64_t ndim = self.dim();
+  std::vector<int64_t> order(ndim);
+  for (int64_t d = 0; d < ndim; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return out.strides()[a] > out.strides()[b]; });
+  FlipWalk w;
+  w.flipped.reset(new bool[ndim]);
+  for (int64_t k = 0; k < ndim; ++k) {
+    w.sizes.push_back(self.sizes()[order[k]]);
+    w.in_strides.push_back(self.strides()[order[k]]);
+    w.flipped[k] = mask[order[k]];
+  }
+  return w;
+}
+
 template <class Word>
 void flip_rows(const TensorBase& self, const TensorBase& out, const std::vector<bool>& mask) {
   const int64_t ndim = self.dim();
-  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
-  std::vector<int64_t> strides(self.strides().begin(), self.strides().end());
-  std::unique_ptr<bool[]> flipped(new bool[ndim]);
-  for (int64_t d = 0; d < ndim; ++d) flipped[d] = mask[d];
-  const int64_t inner = sizes[ndim - 1], rows = out.numel() / inner;
+  FlipWalk w = flip_walk(self, out, mask);
+  const int64_t inner = w.sizes[ndim - 1], rows = out.numel() / inner;
   // Walking the innermost dim, the source steps by +stride, or -stride when flipped.
-  const int64_t step = flipped[ndim - 1] ? -strides[ndim - 1] : strides[ndim - 1];
+  const int64_t step = w.flipped[ndim - 1] ? -w.in_strides[ndim - 1] : w.in_strides[ndim - 1];
   const Word* src = static_cast<const Word*>(self.data_ptr());
   Word* dst = static_cast<Word*>(out.data_ptr());
   at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / inner), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
-      const Word* s = src + flip_source_offset(r * inner, ndim, sizes.data(), strides.data(), flipped.get());
+      const Word* s = src + flip_source_offset(r * inner, ndim, w.sizes.data(), w.in_strides.data(), w.flipped.get());
       Word* o = dst + r * inner;
-      for (int64_t j = 0; j < inner; ++j) o[j] = s[j * step];
+      if (step == 1) {
+        std::memcpy(o, s, inner * sizeof(Word));
+      } else if (step == -1) {
+        // A reversed contiguous row: a constant step lets the compiler vectorise (load + shuffle).
+        for (int64_t j = 0; j < inner; ++j) o[j] = s[-j];
+      } else {
+        for (int64_t j = 0; j < inner; ++j) o[j] = s[j * step];
+      }
     }
   });
 }
@@ -85,7 +115,11 @@ TensorBase triangle_(const TensorBase& self, int64_t k, bool lower) {
 
 TensorBase flip_cpu(const TensorBase& self, IntArrayRef dims) {
   std::vector<bool> mask = flip_dims_mask(self, dims);
-  TensorBase out = make_empty(self.sizes(), self.options());
+  // A dense input keeps its layout (a transposed matrix flips into a
+  // transposed matrix), as PyTorch's flip does; anything else becomes contiguous.
+  TensorBase out = self.unsafeGetTensorImpl()->is_non_overlapping_and_dense()
+                       ? make_empty_strided(self.sizes(), self.strides(), self.options())
+                       : make_empty(self.sizes(), self.options());
   if (out.numel() == 0) return out;
   if (self.dim() == 0) {
     std::memcpy(out.data_ptr(), self.data_ptr(), self.itemsize());

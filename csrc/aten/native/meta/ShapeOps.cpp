@@ -1,5 +1,6 @@
 // Meta kernels of flip and tril/triu: the CPU kernels' checks, no data.
 #include "../ShapeOps.h"
+#include "c10/TensorImpl.h"
 #include "ops/flip.h"
 #include "ops/tril.h"
 #include "ops/triu.h"
@@ -8,7 +9,10 @@ namespace at::native {
 
 TensorBase flip_meta(const TensorBase& self, IntArrayRef dims) {
   flip_dims_mask(self, dims);
-  return make_empty(self.sizes(), self.options());
+  // The CPU kernel's layout rule: a dense input's strides are kept.
+  return self.unsafeGetTensorImpl()->is_non_overlapping_and_dense()
+             ? make_empty_strided(self.sizes(), self.strides(), self.options())
+             : make_empty(self.sizes(), self.options());
 }
 
 TensorBase tril_meta(const TensorBase& self, int64_t) {
