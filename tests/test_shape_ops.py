@@ -321,6 +321,12 @@ ERRORS = [
     lambda m: m.repeat_interleave(m.ones(2, 3), m.tensor([1, 2]), dim=1),
     lambda m: m.ones(3, dtype=m.uint8).view(m.int16), lambda m: m.ones(2, 3).t().view(m.int8),
     lambda m: m.select_scatter(m.ones(2, 3), m.ones(3), 0, 5),
+    lambda m: m.roll(m.tensor(1.0), 1, 0), lambda m: m.diag_embed(m.tensor(1.0)),
+    lambda m: m.repeat_interleave(m.tensor(1.0), m.tensor([2, 1]), dim=0),
+    lambda m: m.repeat_interleave(m.tensor(1.0), 2, dim=0),
+    lambda m: m.tensor_split(m.ones(3), 2, 1), lambda m: m.flip(m.ones(2), (1,)),
+    lambda m: m.tril_indices(3, 3, dtype=m.float32), lambda m: m.combinations(m.ones(2, 2)),
+    lambda m: m.cartesian_prod(m.ones(2), m.ones(2, 2)), lambda m: m.dsplit(m.ones(2, 2), 2),
 ]
 
 

@@ -75,7 +75,7 @@ def _set_data(self, value):
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
     if value.requires_grad and not value.is_floating_point():
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
-    self.set_data(value)
+    self._set_data(value)
 
 
 Tensor.data = property(_get_data, _set_data, doc="The tensor's data, detached from autograd; assignable.")

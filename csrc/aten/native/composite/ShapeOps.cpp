@@ -55,7 +55,7 @@
 #include "ops/row_stack.h"
 #include "ops/select.h"
 #include "ops/select_scatter.h"
-#include "ops/set_data.h"
+#include "ops/_set_data.h"
 #include "ops/slice.h"
 #include "ops/slice_scatter.h"
 #include "ops/stack.h"
@@ -320,7 +320,8 @@ TensorBase roll(const TensorBase& self, IntArrayRef shifts, IntArrayRef dims) {
   TL_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
            ", dims:", dims.size());
   TensorBase out = self;
-  for (size_t i = 0; i < dims.size(); ++i) out = roll_one(out, shifts[i], maybe_wrap_dim(dims[i], self.dim()));
+  for (size_t i = 0; i < dims.size(); ++i)
+    out = roll_one(out, shifts[i], maybe_wrap_dim(dims[i], self.dim(), /*wrap_scalar=*/false));
   return out;
 }
 
@@ -391,13 +392,16 @@ std::pair<TensorBase, int64_t> interleave_input(const TensorBase& self, std::opt
     int64_t m1 = -1;
     return {at::_ops::reshape(self, IntArrayRef(&m1, 1)), 0};
   }
-  return {self, maybe_wrap_dim(*dim, self.dim())};
+  return {self, maybe_wrap_dim(*dim, self.dim(), /*wrap_scalar=*/false)};
 }
 }  // namespace
 
 TensorBase repeat_interleave_self_int(const TensorBase& self, int64_t repeats, std::optional<int64_t> dim,
                                       std::optional<int64_t> output_size) {
   TL_CHECK(repeats >= 0, "Repeats must be non-negative");
+  // PyTorch inserts the repeat axis at dim + 1, which a 0-dim input lacks.
+  TL_CHECK_INDEX(!(dim && self.dim() == 0 && (*dim == 0 || *dim == -1)),
+                 "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
   auto [x, d] = interleave_input(self, dim);
   int64_t expected = (x.dim() == 0 ? 1 : x.sizes()[d]) * repeats;
   TL_CHECK(!output_size || *output_size == expected, "repeat_interleave: Invalid output_size, expected ", expected,
@@ -414,13 +418,13 @@ TensorBase repeat_interleave_self_int(const TensorBase& self, int64_t repeats, s
 
 TensorBase repeat_interleave_self_tensor(const TensorBase& self, const TensorBase& repeats, std::optional<int64_t> dim,
                                          std::optional<int64_t> output_size) {
-  auto [x, d] = interleave_input(self, dim);
-  // One repeat count for every slice.
+  // One repeat count for every slice (also how a Python int reaches here).
   if (repeats.dim() == 0 || (repeats.dim() == 1 && repeats.sizes()[0] == 1)) {
     TL_CHECK(repeats.scalar_type() == kLong || repeats.scalar_type() == kInt, "repeats has to be Long or Int tensor");
     std::vector<int64_t> r = int_values(repeats, "repeat_interleave");
     return at::_ops::repeat_interleave(self, r[0], dim, output_size);
   }
+  auto [x, d] = interleave_input(self, dim);
   TL_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   TL_CHECK(repeats.sizes()[0] == x.sizes()[d], "repeats must have the same size as input along dim, but got "
            "repeats.size(0) = ", repeats.sizes()[0], " and input.size(", d, ") = ", x.sizes()[d]);
@@ -484,7 +488,7 @@ TensorBase triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<
 // ------------------------------------------------------------------ diag and the *_scatter ops
 
 TensorBase diag_embed(const TensorBase& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  TL_CHECK(self.dim() >= 1, "diag_embed(): input must be at least 1-D");
+  // A 0-dim input fails here: its two new dims cannot both fit in one.
   int64_t n = self.dim() + 1;
   dim1 = maybe_wrap_dim(dim1, n);
   dim2 = maybe_wrap_dim(dim2, n);
