@@ -29,7 +29,9 @@ CASES = [
     ("flip dim 1", lambda m, x: m.flip(x, (1,)), lambda a: np.flip(a, 1).copy()),
     ("flip transposed, both dims", lambda m, x: m.flip(x.t(), (0, 1)), lambda a: np.flip(a.T).copy()),
     ("roll (17, 33)", lambda m, x: m.roll(x, (17, 33), (0, 1)), lambda a: np.roll(a, (17, 33), (0, 1))),
-    ("rot90", lambda m, x: m.rot90(x).contiguous(), lambda a: np.ascontiguousarray(np.rot90(a))),
+    ("rot90", lambda m, x: m.rot90(x), lambda a: np.rot90(a).copy(order="K")),
+    # The transposed result made contiguous: mostly copy_'s transposing walk.
+    ("rot90 + contiguous", lambda m, x: m.rot90(x).contiguous(), lambda a: np.ascontiguousarray(np.rot90(a))),
     ("tril", lambda m, x: m.tril(x), np.tril),
     ("triu_ (in place)", lambda m, x: x.triu_(), None),
     ("repeat (2, 2)", lambda m, x: x.repeat(2, 2), lambda a: np.tile(a, (2, 2))),
