@@ -9,8 +9,12 @@
 // family, atleast_*d, meshgrid and broadcast_tensors only call view
 // primitives (narrow/slice/unsqueeze/expand/view).
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "c10/TensorImpl.h"
@@ -167,10 +171,9 @@ std::vector<TensorBase> tensor_split_tensor(const TensorBase& self, const Tensor
 namespace {
 // hsplit/vsplit/dsplit: tensor_split along a fixed dim, with NumPy's rule that
 // an int splits into equal pieces only.
-int64_t checked_split_dim(const TensorBase& self, const char* name, int64_t min_dim, int64_t dim) {
+void check_split_rank(const TensorBase& self, const char* name, int64_t min_dim) {
   TL_CHECK(self.dim() >= min_dim, "torch.", name, " requires a tensor with at least ", min_dim,
            " dimension, but got a tensor with ", self.dim(), " dimensions!");
-  return dim;
 }
 void check_divisible(const TensorBase& self, const char* name, int64_t dim, int64_t sections) {
   int64_t size = self.sizes()[dim];
@@ -180,30 +183,32 @@ void check_divisible(const TensorBase& self, const char* name, int64_t dim, int6
 }  // namespace
 
 std::vector<TensorBase> hsplit_int(const TensorBase& self, int64_t sections) {
-  int64_t dim = checked_split_dim(self, "hsplit", 1, self.dim() == 1 ? 0 : 1);
+  check_split_rank(self, "hsplit", 1);
+  int64_t dim = self.dim() == 1 ? 0 : 1;
   check_divisible(self, "hsplit", dim, sections);
   return at::_ops::tensor_split(self, sections, dim);
 }
 std::vector<TensorBase> vsplit_int(const TensorBase& self, int64_t sections) {
-  checked_split_dim(self, "vsplit", 2, 0);
+  check_split_rank(self, "vsplit", 2);
   check_divisible(self, "vsplit", 0, sections);
   return at::_ops::tensor_split(self, sections, 0);
 }
 std::vector<TensorBase> dsplit_int(const TensorBase& self, int64_t sections) {
-  checked_split_dim(self, "dsplit", 3, 2);
+  check_split_rank(self, "dsplit", 3);
   check_divisible(self, "dsplit", 2, sections);
   return at::_ops::tensor_split(self, sections, 2);
 }
 std::vector<TensorBase> hsplit_array(const TensorBase& self, IntArrayRef indices) {
-  int64_t dim = checked_split_dim(self, "hsplit", 1, self.dim() == 1 ? 0 : 1);
+  check_split_rank(self, "hsplit", 1);
+  int64_t dim = self.dim() == 1 ? 0 : 1;
   return at::_ops::tensor_split(self, indices, dim);
 }
 std::vector<TensorBase> vsplit_array(const TensorBase& self, IntArrayRef indices) {
-  checked_split_dim(self, "vsplit", 2, 0);
+  check_split_rank(self, "vsplit", 2);
   return at::_ops::tensor_split(self, indices, 0);
 }
 std::vector<TensorBase> dsplit_array(const TensorBase& self, IntArrayRef indices) {
-  checked_split_dim(self, "dsplit", 3, 2);
+  check_split_rank(self, "dsplit", 3);
   return at::_ops::tensor_split(self, indices, 2);
 }
 
@@ -611,7 +616,7 @@ std::vector<TensorBase> broadcast_tensors(TensorBaseList tensors) {
 TensorBase block_diag(TensorBaseList tensors) {
   if (tensors.empty()) return at::_ops::zeros({1, 0}, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
   ScalarType dtype = tensors[0].scalar_type();
-  int64_t rows = 0, cols = 0;
+  int64_t cols = 0;
   std::vector<TensorBase> blocks;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const TensorBase& t = tensors[i];
@@ -621,7 +626,6 @@ TensorBase block_diag(TensorBaseList tensors) {
              "Input 0 is on device ", tensors[0].device(), " and input ", i, " is on device ", t.device());
     dtype = c10::promoteTypes(dtype, t.scalar_type());
     TensorBase b = t.dim() == 2 ? t : at::_ops::reshape(t, {1, t.numel()});
-    rows += b.sizes()[0];
     cols += b.sizes()[1];
     blocks.push_back(b);
   }
@@ -638,7 +642,6 @@ TensorBase block_diag(TensorBaseList tensors) {
     bands.push_back(at::_ops::cat(TensorBaseList(parts, 3), 1));
     c += w;
   }
-  (void)rows;
   return at::_ops::cat(bands, 0);
 }
 
