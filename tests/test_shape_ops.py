@@ -238,6 +238,15 @@ def test_second_derivatives(name, fn, shapes):
     assert gradgradcheck(lambda *xs: fn(*xs), inputs), name
 
 
+def test_split_function_keywords_as_pytorch():
+    x = ar(5, 2)
+    parts = tl.split(x, split_size_or_sections=2)
+    assert isinstance(parts, tuple) and [tuple(p.shape) for p in parts] == [(2, 2), (2, 2), (1, 2)]
+    parts = tl.split(tensor=x, split_size_or_sections=[1, 1], dim=1)
+    assert [tuple(p.shape) for p in parts] == [(5, 1), (5, 1)] and all(shares(p, x) for p in parts)
+    assert len(x.split(split_size=4)) == 2
+
+
 def test_meshgrid_warns_without_indexing_and_accepts_a_list():
     a, b = tl.arange(3), tl.arange(2)
     with pytest.warns(UserWarning, match="indexing argument"):

@@ -7,7 +7,7 @@ import warnings
 from torchlike import _C
 from torchlike._tensor import Tensor
 
-__all__ = ["meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d"]
+__all__ = ["split", "meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 _VF = _C._VariableFunctions
 
@@ -17,6 +17,12 @@ def _tensor_args(tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return list(tensors[0])
     return list(tensors)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of `tensor` along `dim`: pieces of split_size_or_sections
+    elements (an int; the last may be smaller) or of the listed sizes."""
+    return _VF.split(tensor, split_size_or_sections, dim)
 
 
 def meshgrid(*tensors, indexing=None):
