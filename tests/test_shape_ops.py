@@ -172,6 +172,14 @@ def test_data_is_detached_and_shares_storage():
     assert not d.requires_grad and d.grad_fn is None and shares(d, x)
     d.mul_(2)  # the classic optimiser update: no autograd error, visible in x
     np.testing.assert_array_equal(np.asarray(x.detach()), [2, 2, 2])
+    # .data has its own version counter: writing through it does not
+    # invalidate x saved for backward (detach() would), as in PyTorch.
+    y = (x * x).sum()
+    v = x._version
+    x.data.add_(1)
+    assert x._version == v
+    y.backward()
+    np.testing.assert_array_equal(np.asarray(x.grad), [6, 6, 6])
 
 
 def test_set_data_swaps_storage_keeps_identity():

@@ -72,8 +72,9 @@ def atleast_3d(*tensors):
 
 
 def _get_data(self):
-    # A tensor outside the graph over the same storage.
-    return self.detach()
+    # A tensor outside the graph over the same storage, with its own version
+    # counter (unlike detach()), as PyTorch's .data.
+    return _VF._variable_data(self)
 
 
 def _set_data(self, value):

@@ -60,6 +60,7 @@
 #include "ops/select.h"
 #include "ops/select_scatter.h"
 #include "ops/_set_data.h"
+#include "ops/_variable_data.h"
 #include "ops/slice.h"
 #include "ops/slice_scatter.h"
 #include "ops/stack.h"
@@ -726,6 +727,19 @@ TensorBase view_dtype(const TensorBase& self, ScalarType dtype) {
   auto impl = c10::intrusive_ptr<c10::TensorImpl>::make(b->storage(), dtype, b->device());
   impl->set_sizes_and_strides(sizes, strides, offset);
   impl->set_version_counter(b->version_counter());
+  return TensorBase(std::move(impl));
+}
+
+// Tensor.data: the same storage and geometry, outside autograd and with a
+// version counter of its own (PyTorch's variable_data), so optimiser-style
+// writes through .data do not invalidate tensors saved for backward.
+TensorBase _variable_data(const TensorBase& self) {
+  const c10::TensorImpl* b = self.unsafeGetTensorImpl();
+  auto impl = c10::intrusive_ptr<c10::TensorImpl>::make(b->storage(), b->dtype(), b->device());
+  impl->set_sizes_and_strides(b->sizes(), b->strides(), b->storage_offset());
+  auto counter = c10::intrusive_ptr<c10::VersionCounter>::make();
+  counter->inference = b->is_inference();
+  impl->set_version_counter(std::move(counter));
   return TensorBase(std::move(impl));
 }
 
