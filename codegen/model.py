@@ -338,7 +338,7 @@ class _SchemaParser:
 
 FIELDS = ("func", "variants", "dispatch", "pointwise", "derivatives", "output_differentiability",
           "autocast", "tags", "autogen", "python_module", "manual_binding")
-POINTWISE_FIELDS = ("expr", "dtypes", "promote", "result", "check")
+POINTWISE_FIELDS = ("expr", "dtypes", "promote", "result", "check", "inplace")
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "CompositeImplicitAutograd",
                  "CompositeExplicitAutograd", "Autograd")
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd")
@@ -377,6 +377,9 @@ class Pointwise:
     # its tensor inputs (as the caller passed them) before the loop: for rules
     # a formula cannot state (bool subtraction, negative integer powers).
     check: str | None = None
+    # PyTorch has no in-place form of some pointwise ops (isnan_, maximum_):
+    # `inplace: false` leaves it out, so torchlike has none either.
+    inplace: bool = True
 
 
 @dataclass(frozen=True)
@@ -409,7 +412,8 @@ def pointwise_variants(f: NativeFunction | FunctionSchema) -> tuple[FunctionSche
     write = Annotation(("a",), True)
     ret = (Return(None, TENSOR, write),)
     inplace = None
-    if s.arguments and s.arguments[0].type == TENSOR:
+    wants_inplace = not (isinstance(f, NativeFunction) and f.pointwise is not None and not f.pointwise.inplace)
+    if wants_inplace and s.arguments and s.arguments[0].type == TENSOR:
         args = (replace(s.arguments[0], annotation=write),) + s.arguments[1:]
         inplace = FunctionSchema(OperatorName(s.name.name + "_", s.name.overload), args, ret)
     ov = s.name.overload
@@ -582,7 +586,9 @@ def _parse_entry(e: _LineDict, path: str, backends) -> NativeFunction:
         pointwise = Pointwise(p["expr"], choice(p["dtypes"], DTYPES, "dtypes", "dtypes", p),
                               choice(p.get("promote", "default"), PROMOTE, "promote", "promote", p),
                               choice(p.get("result", "same"), RESULT, "result", "result", p),
-                              p.get("check"))
+                              p.get("check"), p.get("inplace", True))
+        if not isinstance(pointwise.inplace, bool):
+            fail(f"{name}: pointwise 'inplace' must be true or false", "inplace", p)
         if pointwise.check is not None and not re.fullmatch(r"[A-Za-z_]\w*", str(pointwise.check)):
             fail(f"{name}: pointwise 'check' must name a C++ function", "check", p)
 

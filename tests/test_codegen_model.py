@@ -498,3 +498,17 @@ def test_namespace_file(tmp_path):
     p.write_text("namespace: myext\nfuncs: []\n")
     with pytest.raises(CodegenError, match=f"{p}:2: unknown top-level field 'funcs'"):
         load_native_file(str(p))
+
+
+def test_pointwise_inplace_false_leaves_out_the_inplace_variant():
+    """PyTorch has no isnan_ or maximum_: `inplace: false` in the YAML says so."""
+    import torchlike as tl
+    from codegen.model import pointwise_variants, load_native_functions
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    fns = {f.func.name.name: f for f in load_native_functions(os.path.join(root, "native_functions.yaml"))
+           if f.pointwise is not None}
+    assert pointwise_variants(fns["isnan"])[0] is None and pointwise_variants(fns["exp"])[0] is not None
+    for name in ("isnan_", "isinf_", "isfinite_", "maximum_", "minimum_"):
+        assert not hasattr(tl.Tensor, name)
+    assert hasattr(tl.Tensor, "exp_") and hasattr(tl.Tensor, "clamp_min_")

@@ -6,7 +6,7 @@ import pytest
 
 import torchlike as tl
 from opinfo import OPS
-from opinfo.core import NP_DTYPE
+from opinfo.core import NP_DTYPE, resolve
 
 CASES = [(op, dt) for op in OPS for dt in op.dtypes]
 
@@ -58,7 +58,7 @@ def compare(op, dtype, got, want, desc):
 
 
 def run(op, args, kwargs):
-    return getattr(tl, op.name)(*args, **kwargs)
+    return resolve(op.name)(*args, **kwargs)
 
 
 @pytest.mark.parametrize("op,dtype", CASES, ids=[f"{op.name}-{dt}" for op, dt in CASES])
@@ -90,7 +90,7 @@ def test_forward_matches_numpy(op, dtype):
 
         if op.out and isinstance(got, tl.Tensor):
             out = tl.empty(tuple(got.shape), dtype=got.dtype)
-            r = getattr(tl, op.name)(*args, **s.kwargs, out=out)
+            r = resolve(op.name)(*args, **s.kwargs, out=out)
             assert r is out, f"{desc}: out= must return out"
             compare(op, dtype, out, want, desc + " [out=]")
 
@@ -99,6 +99,18 @@ def test_forward_matches_numpy(op, dtype):
             for g, m in zip(got if isinstance(got, tuple) else (got,), mgot if isinstance(mgot, tuple) else (mgot,)):
                 assert m.device.type == "meta", desc
                 assert tuple(m.shape) == tuple(g.shape) and m.dtype == g.dtype, f"{desc} [meta]"
+
+
+FACTORY_CASES = [(op, dt) for op in OPS if op.factory for dt in op.dtypes]
+
+
+@pytest.mark.parametrize("op,dtype", FACTORY_CASES, ids=[f"{op.name}-{dt}" for op, dt in FACTORY_CASES])
+def test_factory_on_meta_matches_cpu(op, dtype):
+    """A factory called with device="meta" gives the CPU result's shape and dtype, and no data."""
+    for s in op.samples(dtype):
+        got = run(op, s.args, s.kwargs)
+        m = run(op, s.args, {**s.kwargs, "device": "meta"})
+        assert m.device.type == "meta" and tuple(m.shape) == tuple(got.shape) and m.dtype == got.dtype, s.desc
 
 
 ERROR_CASES = [(op, e) for op in OPS for e in op.errors]

@@ -41,7 +41,6 @@ for _name in dir(_C._VariableFunctions):
 # PyTorch's dtype aliases.
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
-cfloat = None
 
 # ---- hand-written Python API, one module per area
 from torchlike._creation import *  # noqa: E402,F401,F403
@@ -56,6 +55,7 @@ from torchlike._C import Stream, Event  # noqa: E402,F401
 from torchlike._dtype_info import finfo, iinfo  # noqa: E402,F401
 from torchlike import autograd  # noqa: E402,F401
 from torchlike import nn  # noqa: E402,F401
+from torchlike import accelerator, backends, testing  # noqa: E402,F401
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
 
 

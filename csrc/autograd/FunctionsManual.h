@@ -150,3 +150,5 @@ std::vector<at::TensorBase> cat_tensors_backward(const at::TensorBase& grad,
 #include "autograd/manual/NnConvPool.h"
 #include "autograd/manual/NnNorm.h"
 #include "autograd/manual/NnActLoss.h"
+#include "autograd/manual/Linalg.h"
+#include "autograd/manual/SpecialMath.h"

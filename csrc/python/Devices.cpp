@@ -313,7 +313,19 @@ static PyMethodDef event_methods[] = {
     {nullptr}};
 static PyGetSetDef event_getset[] = {{"device", event_device, nullptr, nullptr, nullptr}, {nullptr}};
 
+// _set_stream(stream): makes `stream` current on its device (its type's
+// DeviceGuard decides what that means; the CPU has only stream 0).
+static PyObject* py_set_stream(PyObject*, PyObject* s) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(is_stream(s), "set_stream: expected a torchlike.Stream, got ", type_name(s));
+  const c10::Stream& st = stream_of(s);
+  c10::getDeviceGuardImpl(st.device_type())->exchangeStream(st);
+  Py_RETURN_NONE;
+  TL_PY_END
+}
+
 static PyMethodDef device_functions[] = {
+    {"_set_stream", py_set_stream, METH_O, nullptr},
     {"_device_count", py_device_count, METH_O, "number of devices of a type (0 without its backend)"},
     {"_has_device_backend", py_has_backend, METH_O, nullptr},
     {"_current_device", py_current_device, METH_O, nullptr},

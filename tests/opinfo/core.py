@@ -54,6 +54,7 @@ class OpInfo:
     inplace: bool = False                       # also check tensor.<name>_(...) where the result dtype allows
     out: bool = False                           # also check out= on the function
     meta: bool = True                           # shapes/dtypes on device="meta"
+    factory: bool = False                       # makes a tensor from sizes: Meta is checked through device="meta"
     errors: list = field(default_factory=list)  # [ErrorCase]
     tol: dict | None = None                     # dtype -> (rtol, atol) overrides
     ref_dtype: Callable[[str], str] | None = None  # expected result dtype name, if not the input dtype
@@ -63,6 +64,16 @@ class OpInfo:
     def tolerance(self, dtype):
         t = (self.tol or {}).get(dtype) or TOL.get(dtype)
         return t if t else (0, 0)
+
+
+def resolve(name):
+    """The callable an OpInfo name means: torchlike.<name>, or a dotted path
+    below torchlike such as "nn.functional.cross_entropy" for nn-only names."""
+    import torchlike
+    obj = torchlike
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def sample_seed(*key) -> int:

@@ -111,26 +111,33 @@ def _like_ref(fill):
 _NEG = ErrorCase(((2, -1),), {}, RuntimeError, "negative dimension -1")
 
 OPS = [
-    OpInfo("zeros", _sized(np.zeros), _shape_samples, out=True, method=False, meta=False, grad=False, errors=[_NEG]),
-    OpInfo("ones", _sized(np.ones), _shape_samples, out=True, method=False, meta=False, grad=False, errors=[_NEG]),
+    OpInfo("zeros", _sized(np.zeros), _shape_samples, out=True, method=False, meta=False, factory=True, grad=False, errors=[_NEG]),
+    OpInfo("ones", _sized(np.ones), _shape_samples, out=True, method=False, meta=False, factory=True, grad=False, errors=[_NEG]),
     OpInfo("full", lambda shape, v, dtype: np.full(shape, v, _np(dtype)), _full_samples, out=True, method=False,
-           meta=False, grad=False,
+           meta=False, factory=True, grad=False,
            errors=[ErrorCase(((-2,), 1.0), {}, RuntimeError, "negative dimension -2")]),
-    OpInfo("arange", _arange_ref, _arange_samples, dtypes=NUMERIC, out=True, method=False, meta=False, grad=False,
+    OpInfo("arange", _arange_ref, _arange_samples, dtypes=NUMERIC, out=True, method=False, meta=False, factory=True, grad=False,
            errors=[ErrorCase((0, 5, 0), {}, RuntimeError, "step must be nonzero"),
                    ErrorCase((0, 5, -1), {}, RuntimeError, "upper bound and larger bound inconsistent"),
                    ErrorCase((0, float("inf")), {}, RuntimeError, "unsupported range"),
                    ErrorCase((5,), {"dtype": tl.bool}, RuntimeError, "not implemented for 'Bool'")]),
-    OpInfo("linspace", _linspace_ref, _linspace_samples, dtypes=NUMERIC, out=True, method=False, meta=False, grad=False,
+    OpInfo("linspace", _linspace_ref, _linspace_samples, dtypes=NUMERIC, out=True, method=False, meta=False, factory=True, grad=False,
            errors=[ErrorCase((0, 1, -1), {}, RuntimeError, "number of steps must be non-negative"),
                    ErrorCase((0, 1, 3), {"dtype": tl.bool}, NotImplementedError, "not implemented for 'Bool'"),
                    ErrorCase((0, 300, 4), {"dtype": tl.uint8}, RuntimeError,
                              "value cannot be converted to type uint8_t without overflow")]),
     OpInfo("eye", lambda n, m=None, dtype=None: np.eye(n, m, dtype=_np(dtype)), _eye_samples, out=True, method=False,
-           meta=False, grad=False,
+           meta=False, factory=True, grad=False,
            errors=[ErrorCase((-1,), {}, RuntimeError, "n must be greater or equal to 0, got -1"),
                    ErrorCase((2, -3), {}, RuntimeError, "m must be greater or equal to 0, got -3")]),
     OpInfo("zeros_like", _like_ref(lambda r: 0), _like_samples(), method=False, grad=False),
     OpInfo("ones_like", _like_ref(lambda r: 1), _like_samples(), method=False, grad=False),
     OpInfo("full_like", _like_ref(lambda r: r[0]), _like_samples((1,)), method=False, grad=False),
 ]
+
+
+# ---- one bad call for every op above that has none.
+for _op in OPS:
+    if not _op.errors and _op.name in ("zeros_like", "ones_like", "full_like"):
+        _args = (np.ones(3, np.float32),) + ((1.0,) if _op.name == "full_like" else ())
+        _op.errors = [ErrorCase(_args, {"dtype": "float32"}, TypeError, r"argument 'dtype' must be ScalarType")]

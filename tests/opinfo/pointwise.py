@@ -177,3 +177,25 @@ OPS = [
            errors=[ErrorCase((np.ones(3, np.float32), np.ones(3, np.float32), np.ones(3, np.float32)), {},
                              RuntimeError, "condition to be a boolean tensor")]),
 ]
+
+
+# ---- one bad call for every op above that has none: the family's typical error.
+def _typical_error(op):
+    import torchlike as tl
+    s = op.samples(op.dtypes[-1])[0]
+    arrays = [a for a in s.args if isinstance(a, np.ndarray)]
+    if len(arrays) >= 2:  # shapes that do not broadcast
+        args = tuple(np.ones((2, 3), a.dtype) if i == 0 else np.ones((4,), a.dtype) if isinstance(a, np.ndarray)
+                     else a for i, a in enumerate(s.args))
+        return ErrorCase(args, dict(s.kwargs), RuntimeError, r"must match the size of tensor b")
+    float_out = (op.ref_dtype("float32") if op.ref_dtype else "float32") in FLOATING
+    if op.out and float_out and "float32" in op.dtypes:  # a float result cannot go to an integer out=
+        return ErrorCase((np.ones(3, np.float32),) + tuple(s.args[1:]), {**s.kwargs, "out": tl.empty(3, dtype=tl.int64)},
+                         RuntimeError, "result type Float can't be cast to the desired output type Long")
+    return ErrorCase(("x",) + tuple(s.args[1:]), dict(s.kwargs), TypeError,
+                     rf"{op.name}\(\): argument '\w+' (\(position 1\) )?must be Tensor, not str")
+
+
+for _op in OPS:
+    if not _op.errors:
+        _op.errors = [_typical_error(_op)]

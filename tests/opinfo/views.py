@@ -245,3 +245,22 @@ OPS = [
                    ErrorCase(([_a(2, 3)], 3), {}, IndexError,
                              r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 3\)")]),
 ]
+
+
+# ---- one bad call for every op above that has none.
+_DIM5 = r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 5\)"
+_TYPICAL_ERRORS = {
+    "ravel": ErrorCase(([1, 2],), {}, TypeError, r"ravel\(\): argument 'input' .*must be Tensor, not list"),
+    "swapaxes": ErrorCase((np.ones((2, 3, 4), np.float32), 0, 5), {}, IndexError, _DIM5),
+    "swapdims": ErrorCase((np.ones((2, 3, 4), np.float32), 5, 0), {}, IndexError, _DIM5),
+    "moveaxis": ErrorCase((np.ones((2, 3, 4), np.float32), 0, 5), {}, IndexError, _DIM5),
+    "adjoint": ErrorCase((np.ones(3, np.float32),), {}, RuntimeError,
+                         r"adjoint\(\) is only supported on matrices or batches of matrices. Got 1-D tensor"),
+    "split_with_sizes": ErrorCase((np.ones((2, 3), np.float32), [1, 2]), {}, RuntimeError,
+                                  r"split_with_sizes expects split_sizes to sum exactly to 2"),
+    "detach": ErrorCase((3,), {}, TypeError, r"detach\(\): argument 'input' .*must be Tensor, not int"),
+    "alias": ErrorCase(("x",), {}, TypeError, r"alias\(\): argument 'input' .*must be Tensor, not str"),
+}
+for _op in OPS:
+    if not _op.errors and _op.name in _TYPICAL_ERRORS:
+        _op.errors = [_TYPICAL_ERRORS[_op.name]]

@@ -1,0 +1,69 @@
+"""sort / topk / kthvalue / median: torchlike vs NumPy vs PyTorch, ratios from one run.
+
+    python tools/bench/bench_sorting.py
+
+Ratio = other's time / torchlike's time (> 1 means torchlike is faster).
+Both libraries use the same thread count (2 by default, TORCHLIKE_BENCH_THREADS).
+"""
+import os
+import platform
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import median_time  # noqa: E402
+
+import torchlike as tl  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+THREADS = int(os.environ.get("TORCHLIKE_BENCH_THREADS", "2"))
+
+
+def cpu_name():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def main():
+    tl.set_num_threads(THREADS)
+    if torch is not None:
+        torch.set_num_threads(THREADS)
+    rng = np.random.default_rng(0)
+    v1m = rng.standard_normal(1 << 20).astype(np.float32)
+    i1m = rng.integers(-2**31, 2**31 - 1, 1 << 20).astype(np.int64)
+    rows = rng.standard_normal((4096, 256)).astype(np.float32)
+    cases = [
+        ("sort 1M float32", v1m, lambda m, x: m.sort(x), lambda x: np.sort(x, kind="stable")),
+        ("sort 1M int64", i1m, lambda m, x: m.sort(x), lambda x: np.sort(x, kind="stable")),
+        ("sort 4096x256 dim=-1", rows, lambda m, x: m.sort(x, dim=-1), lambda x: np.sort(x, axis=-1)),
+        ("argsort 1M float32 desc", v1m, lambda m, x: m.argsort(x, descending=True), None),
+        ("topk 1M k=1000", v1m, lambda m, x: m.topk(x, 1000), None),
+        ("topk 4096x256 k=10", rows, lambda m, x: m.topk(x, 10), None),
+        ("kthvalue 1M k=500000", v1m, lambda m, x: m.kthvalue(x, 500000), lambda x: np.partition(x, 499999)),
+        ("median 4096x256 dim=1", rows, lambda m, x: m.median(x, 1), lambda x: np.median(x, axis=1)),
+    ]
+    print(f"CPU: {cpu_name()}; threads: {THREADS}; median of >= 15 repeats")
+    print(f"{'case':28} {'torchlike ms':>13} {'numpy x':>8} {'torch x':>8}")
+    for name, data, fn, npfn in cases:
+        a = tl.tensor(data)
+        t_tl = median_time(lambda: fn(tl, a))
+        r_np = median_time(lambda: npfn(data)) / t_tl if npfn else float("nan")
+        r_pt = float("nan")
+        if torch is not None:
+            b = torch.from_numpy(data)
+            r_pt = median_time(lambda: fn(torch, b)) / t_tl
+        print(f"{name:28} {t_tl * 1e3:13.3f} {r_np:8.2f} {r_pt:8.2f}")
+
+
+if __name__ == "__main__":
+    main()
