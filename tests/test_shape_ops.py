@@ -271,6 +271,9 @@ def test_equal_promotes_and_needs_two_arguments():
     assert tl.equal(tl.ones(2, 3)[:, ::2], tl.ones(2, 2))  # strided input
     with pytest.raises(TypeError):
         tl.equal(tl.ones(2))
+    # Meta tensors have no values to compare: NotImplementedError, as PyTorch's.
+    with pytest.raises(NotImplementedError, match="equal"):
+        tl.equal(tl.empty(2, device="meta"), tl.empty(2, device="meta"))
 
 
 # ---------------------------------------------------------------- PyTorch parity

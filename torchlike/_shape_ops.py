@@ -55,7 +55,9 @@ def cartesian_prod(*tensors):
 def _atleast(op, tensors):
     if len(tensors) == 1:
         t = tensors[0]
-        return op(t) if isinstance(t, Tensor) else tuple(op(list(t)))
+        # A list or tuple is the sequence form; anything else goes to the
+        # single-tensor form, whose binding rejects a non-tensor with TypeError.
+        return tuple(op(list(t))) if isinstance(t, (list, tuple)) else op(t)
     return tuple(op(list(tensors)))
 
 
