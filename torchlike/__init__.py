@@ -50,6 +50,7 @@ from torchlike._math import tensordot, allclose, _install_methods as _install_ma
 _install_math_methods(Tensor)
 from torchlike._indexing import nonzero  # noqa: E402,F401
 from torchlike._nn_norm import *  # noqa: E402,F401,F403  group_norm, instance_norm, rms_norm, dropout family, bilinear
+from torchlike._shape_ops import *  # noqa: E402,F401,F403
 from torchlike._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402,F401
 from torchlike.random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: E402,F401
 from torchlike import cpu  # noqa: E402,F401
