@@ -9,6 +9,7 @@ tensor, only its metadata (sizes, dtype) or a plain value.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -58,8 +59,13 @@ def known_helpers(header: str) -> set[str]:
         text = open(header).read()
     except FileNotFoundError:
         return set()
-    body = text.split("namespace generated {", 1)[-1]
-    return set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", body, flags=re.M))
+    body = re.split(r"namespace (?:[\w:]*::)?generated \{", text, maxsplit=1)[-1]
+    names = set(re.findall(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\(", body, flags=re.M))
+    # The per-area headers it includes (csrc/autograd/manual/*.h) declare more helpers.
+    csrc = os.path.dirname(os.path.dirname(header))
+    for inc in re.findall(r'^#include "(autograd/manual/\w+\.h)"', text, flags=re.M):
+        names |= known_helpers(os.path.join(csrc, inc))
+    return names
 
 
 def called_functions(formula: str) -> set[str]:
