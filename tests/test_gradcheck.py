@@ -2,6 +2,8 @@
 finite differences, in float64, plus second derivatives for a representative
 subset, the gradcheck tool's own failure reporting, and the error raised by
 ops that have no derivative formula."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -69,7 +71,8 @@ def _cases(op):
                 if isinstance(v, (list, tuple)) and v and all(isinstance(e, tl.Tensor) for e in v):
                     return type(v)(put(e) for e in v)
                 return v
-            r = getattr(tl, op.name)(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
+            # A dotted name (nn.functional.avg_pool2d) reaches a submodule of torchlike.
+            r = functools.reduce(getattr, op.name.split("."), tl)(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
             return tuple(r) if isinstance(r, (list, tuple)) else r
         out.append((s.desc or repr([getattr(a, "shape", a) for a in s.args]), func, tuple(diff)))
     return out

@@ -1,6 +1,8 @@
 """Every operator in tests/opinfo, checked the same way: values against NumPy
 for each supported dtype and broadcast shape, the method form, in-place and
 out= variants, Meta shapes/dtypes, and the table of bad calls."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -57,8 +59,13 @@ def compare(op, dtype, got, want, desc):
                                    equal_nan=True, err_msg=desc)
 
 
+def resolve(name):
+    """torchlike.<name>; a dotted name (nn.functional.avg_pool2d) reaches a submodule."""
+    return functools.reduce(getattr, name.split("."), tl)
+
+
 def run(op, args, kwargs):
-    return getattr(tl, op.name)(*args, **kwargs)
+    return resolve(op.name)(*args, **kwargs)
 
 
 @pytest.mark.parametrize("op,dtype", CASES, ids=[f"{op.name}-{dt}" for op, dt in CASES])
@@ -90,7 +97,7 @@ def test_forward_matches_numpy(op, dtype):
 
         if op.out and isinstance(got, tl.Tensor):
             out = tl.empty(tuple(got.shape), dtype=got.dtype)
-            r = getattr(tl, op.name)(*args, **s.kwargs, out=out)
+            r = resolve(op.name)(*args, **s.kwargs, out=out)
             assert r is out, f"{desc}: out= must return out"
             compare(op, dtype, out, want, desc + " [out=]")
 

@@ -46,6 +46,7 @@ cfloat = None
 # ---- hand-written Python API, one module per area
 from torchlike._creation import *  # noqa: E402,F401,F403
 from torchlike._ops import *  # noqa: E402,F401,F403
+from torchlike._conv_pool import *  # noqa: E402,F401,F403  conv1d/2d/3d, max_pool*, avg_pool1d, adaptive_*_pool1d
 from torchlike._shapes import broadcast_shapes  # noqa: E402,F401
 from torchlike._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402,F401
 from torchlike.random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: E402,F401

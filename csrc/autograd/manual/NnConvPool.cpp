@@ -8,9 +8,23 @@
 #include "ops/_pool_scatter.h"
 #include "ops/col2im.h"
 #include "ops/convolution.h"
+#include "ops/slice.h"
 #include "ops/sum.h"
 
 namespace torchlike::autograd::generated {
+
+namespace {
+// t cut down to `sizes` along its spatial dims (2...). A transposed convolution
+// whose output_padding is not below its stride (allowed when below the
+// dilation) has outputs no input position reaches; the plain convolution that
+// computes its gradients then yields those extra positions, which belong to
+// no input element.
+at::TensorBase crop_spatial(at::TensorBase t, at::IntArrayRef sizes) {
+  for (int64_t d = 2; d < t.dim(); ++d)
+    if (t.sizes()[d] > sizes[d]) t = at::_ops::slice(t, d, 0, sizes[d], 1);
+  return t;
+}
+}  // namespace
 
 at::TensorBase convolution_backward_input(const at::TensorBase& grad, at::IntArrayRef input_sizes,
                                           const at::TensorBase& weight, at::IntArrayRef stride,
@@ -30,7 +44,9 @@ at::TensorBase convolution_backward_input(const at::TensorBase& grad, at::IntArr
     return at::_ops::convolution(grad, weight, std::nullopt, stride, padding, dilation, true, op, groups);
   }
   std::vector<int64_t> zeros(nd, 0);
-  return at::_ops::convolution(grad, weight, std::nullopt, stride, padding, dilation, false, zeros, groups);
+  return crop_spatial(
+      at::_ops::convolution(grad, weight, std::nullopt, stride, padding, dilation, false, zeros, groups),
+      input_sizes);
 }
 
 at::TensorBase convolution_backward_weight(const at::TensorBase& grad, const at::TensorBase& input,
@@ -53,6 +69,8 @@ at::TensorBase conv_weight_grad_backward_grad_output(const at::TensorBase& grad,
                                                      at::IntArrayRef stride, at::IntArrayRef padding,
                                                      at::IntArrayRef dilation, int64_t groups) {
   std::vector<int64_t> zeros(stride.size(), 0);
+  // (For a transposed convolution with output_padding >= stride this has extra
+  // trailing positions; the engine then rejects the second derivative's shape.)
   return at::_ops::convolution(input, grad, std::nullopt, stride, padding, dilation, false, zeros, groups);
 }
 

@@ -14,10 +14,7 @@
 // float/double go to OpenBLAS; float16/bfloat16 are converted to float, run
 // there and rounded once at the end; integers use a plain loop with the
 // integer type's own wrap-around, as PyTorch's slow_conv2d does.
-// Threads: images are spread over the threads (each thread owns its column
-// buffer; OpenBLAS runs single-threaded inside an OpenMP parallel region, it
-// checks omp_in_parallel), which parallelises vol2col/col2vol too; a batch of
-// one runs with BLAS threading inside each GEMM.
+// Threads: images are spread over the threads (see for_each_image).
 #include <cblas.h>
 
 #include <algorithm>
@@ -158,13 +155,26 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   }
 }
 
-// Runs f(n, scratch, slot) for every image n in [0, N): in parallel with
-// one-thread BLAS when there are several images, else with threaded BLAS. `slot` (< get_num_threads()) is the same for all images one
+// Runs f(n, scratch, slot) for every image n in [0, N). With several images
+// they are spread over the threads, each running vol2col/col2vol and a
+// one-thread GEMM on its own column buffer: no hand-off between an OpenMP
+// loop and OpenBLAS's own thread pool, which on a busy machine costs more than
+// the GEMM. OpenBLAS (a pthreads build) would otherwise start its threads
+// inside our OpenMP region, so its thread count is set to 1 for the loop and
+// restored to the library's count after. Changing OpenBLAS's thread count
+// costs about a millisecond, so small problems (and a single image) run image
+// by image instead, with OpenBLAS threading each GEMM as it sees fit. `slot` (< get_num_threads()) is the same for every image one
 // thread runs, so callers can keep per-thread accumulators.
 template <class T, class F>
-void for_each_image(int64_t N, int64_t scratch_numel, const F& f) {
+void for_each_image(int64_t N, int64_t scratch_numel, int64_t macs_per_image, const F& f) {
+  constexpr int64_t kParallelMacs = int64_t(1) << 24;
   const int nt = at::get_num_threads();
-  if (N >= 2 && nt > 1 && !at::in_parallel_region()) {
+  if (N >= 2 && nt > 1 && !at::in_parallel_region() && N * macs_per_image >= kParallelMacs) {
+    struct BlasSingleThread {
+      int restore;
+      explicit BlasSingleThread(int n) : restore(n) { scipy_openblas_set_num_threads(1); }
+      ~BlasSingleThread() { scipy_openblas_set_num_threads(restore); }
+    } guard(nt);
     at::parallel_for(0, N, 1, [&](int64_t b, int64_t e) {
 #ifdef _OPENMP
       const int slot = std::min(omp_get_thread_num(), nt - 1);
@@ -199,7 +209,8 @@ void conv_forward(const T* x, const T* wt, const T* bias, T* y, const ConvGeom& 
   const int64_t cin_g = g.Cin / g.G, cout_g = g.Cout / g.G;
   const int64_t K = cin_g * win.k_numel(), L = win.out_numel(), Lin = win.in_numel();
   const bool direct = is_pointwise(win);
-  for_each_image<T>(g.N, direct ? 0 : g.Cin * win.k_numel() * L, [&](int64_t n, T* cols, int /*slot*/) {
+  const int64_t macs = g.Cout * K * L;
+  for_each_image<T>(g.N, direct ? 0 : g.Cin * win.k_numel() * L, macs, [&](int64_t n, T* cols, int /*slot*/) {
     const T* xn = x + n * g.Cin * Lin;
     if (direct) {
       cols = const_cast<T*>(xn);
@@ -227,7 +238,8 @@ void conv_transpose_forward(const T* x, const T* wt, const T* bias, T* y, const 
   const int64_t cin_g = g.Cin / g.G, cout_g = g.Cout / g.G, kvol = win.k_numel();
   const int64_t M = cout_g * kvol, Lsmall = win.out_numel(), Lbig = win.in_numel();
   const bool direct = is_pointwise(win);
-  for_each_image<T>(g.N, direct ? 0 : g.Cout * kvol * Lsmall, [&](int64_t n, T* cols, int /*slot*/) {
+  const int64_t macs = g.Cin * M * Lsmall;
+  for_each_image<T>(g.N, direct ? 0 : g.Cout * kvol * Lsmall, macs, [&](int64_t n, T* cols, int /*slot*/) {
     const T* xn = x + n * g.Cin * Lsmall;
     T* yn = y + n * g.Cout * Lbig;
     T* target = direct ? yn : cols;  // a pointwise window writes the columns straight into y
@@ -261,7 +273,8 @@ void conv_weight_grad(const T* dy, const T* x, T* dw, const ConvGeom& g) {
   std::vector<char> used((size_t)nt, 0);
   partial.resize((size_t)nt);
   std::fill(dw, dw + wnumel, T(0));
-  for_each_image<T>(g.N, direct ? 0 : g.Cin * win.k_numel() * L, [&](int64_t n, T* cols, int slot) {
+  const int64_t macs = g.Cout * K * L;
+  for_each_image<T>(g.N, direct ? 0 : g.Cin * win.k_numel() * L, macs, [&](int64_t n, T* cols, int slot) {
     std::vector<T>& acc = partial[(size_t)slot];
     if (acc.empty()) acc.assign((size_t)wnumel, T(0));
     used[(size_t)slot] = 1;

@@ -47,6 +47,14 @@ DimVector dims(const std::vector<int64_t>& v) { return DimVector(IntArrayRef(v))
 
 // ---------------------------------------------------------------- max pooling
 
+// Kernel taps [lo, hi) of output position o along dim i that land inside the
+// input (the rest read padding): no per-tap bounds checks in the loops.
+inline void tap_range(const Window3& w, int i, int64_t o, int64_t* lo, int64_t* hi) {
+  const int64_t start = o * w.s[i] - w.p[i];
+  *lo = start < 0 ? (-start + w.d[i] - 1) / w.d[i] : 0;
+  *hi = w.in[i] > start ? std::min(w.k[i], (w.in[i] - start + w.d[i] - 1) / w.d[i]) : 0;
+}
+
 template <class T>
 void max_pool_kernel(const T* x, T* y, int64_t* idx, int64_t planes, const Window3& w) {
   using A = acc_of<T>;
@@ -56,35 +64,43 @@ void max_pool_kernel(const T* x, T* y, int64_t* idx, int64_t planes, const Windo
       const T* xp = x + pl * Lin;
       T* yp = y + pl * Lout;
       int64_t* ip = idx + pl * Lout;
-      for (int64_t od = 0; od < w.out[0]; ++od)
-        for (int64_t oh = 0; oh < w.out[1]; ++oh)
+      for (int64_t od = 0; od < w.out[0]; ++od) {
+        int64_t d0, d1;
+        tap_range(w, 0, od, &d0, &d1);
+        for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+          int64_t h0, h1;
+          tap_range(w, 1, oh, &h0, &h1);
           for (int64_t ow = 0; ow < w.out[2]; ++ow) {
-            A best = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                          : std::numeric_limits<A>::lowest();
-            int64_t best_i = -1;
-            for (int64_t kd = 0; kd < w.k[0]; ++kd) {
-              const int64_t id = w.in_coord(0, od, kd);
-              if (id < 0 || id >= w.in[0]) continue;
-              for (int64_t kh = 0; kh < w.k[1]; ++kh) {
-                const int64_t ih = w.in_coord(1, oh, kh);
-                if (ih < 0 || ih >= w.in[1]) continue;
-                for (int64_t kw = 0; kw < w.k[2]; ++kw) {
-                  const int64_t iw = w.in_coord(2, ow, kw);
-                  if (iw < 0 || iw >= w.in[2]) continue;
-                  const int64_t i = (id * w.in[1] + ih) * w.in[2] + iw;
+            int64_t w0, w1;
+            tap_range(w, 2, ow, &w0, &w1);
+            const int64_t o = (od * w.out[1] + oh) * w.out[2] + ow;
+            if (d0 >= d1 || h0 >= h1 || w0 >= w1) {  // a window wholly in the padding (not reachable with valid args)
+              yp[o] = (T)(std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                               : std::numeric_limits<A>::lowest());
+              ip[o] = 0;
+              continue;
+            }
+            const int64_t id0 = od * w.s[0] - w.p[0], ih0 = oh * w.s[1] - w.p[1], iw0 = ow * w.s[2] - w.p[2];
+            int64_t best_i = ((id0 + d0 * w.d[0]) * w.in[1] + ih0 + h0 * w.d[1]) * w.in[2] + iw0 + w0 * w.d[2];
+            A best = (A)xp[best_i];
+            for (int64_t kd = d0; kd < d1; ++kd)
+              for (int64_t kh = h0; kh < h1; ++kh) {
+                const int64_t row = ((id0 + kd * w.d[0]) * w.in[1] + ih0 + kh * w.d[1]) * w.in[2] + iw0;
+                for (int64_t kw = w0; kw < w1; ++kw) {
+                  const int64_t i = row + kw * w.d[2];
                   const A v = (A)xp[i];
                   // The first maximum wins, a NaN always wins (PyTorch's rule).
-                  if (best_i < 0 || v > best || is_nan_value(v)) {
+                  if (v > best || is_nan_value(v)) {
                     best = v;
                     best_i = i;
                   }
                 }
               }
-            }
-            const int64_t o = (od * w.out[1] + oh) * w.out[2] + ow;
             yp[o] = (T)best;
-            ip[o] = best_i < 0 ? 0 : best_i;
+            ip[o] = best_i;
           }
+        }
+      }
     }
   });
 }
@@ -421,19 +437,25 @@ TensorBase pool_scatter_cpu(const TensorBase& src, const TensorBase& indices, In
     const int64_t* ip = ix.data_ptr<int64_t>();
     scalar_t* rp = result.data_ptr<scalar_t>();
     at::parallel_for(0, planes, grain_for(Lin + Lsrc), [&](int64_t b, int64_t e) {
-      std::vector<A> acc((size_t)Lin);
+      // float16/bfloat16 sum in a float plane; other types in the result itself.
+      constexpr bool direct = std::is_same_v<A, scalar_t>;
+      std::vector<A> buf(direct ? 0 : (size_t)Lin);
       for (int64_t pl = b; pl < e; ++pl) {
-        std::fill(acc.begin(), acc.end(), A(0));
+        A* acc = direct ? reinterpret_cast<A*>(rp + pl * Lin) : buf.data();
+        std::fill(acc, acc + Lin, A(0));
+        const int64_t* ipl = ip + pl * Lsrc;
+        const scalar_t* spl = sp + pl * Lsrc;
         for (int64_t j = 0; j < Lsrc; ++j) {
-          const int64_t i = ip[pl * Lsrc + j];
+          const int64_t i = ipl[j];
           TL_CHECK(i >= 0 && i < Lin, "Found an invalid max index: ", i, " (output volumes are of size ",
                    shape_text(input_size.slice(2), "x"), ")");
           if (accumulate)
-            acc[(size_t)i] += (A)sp[pl * Lsrc + j];
+            acc[i] += (A)spl[j];
           else
-            acc[(size_t)i] = (A)sp[pl * Lsrc + j];
+            acc[i] = (A)spl[j];
         }
-        for (int64_t i = 0; i < Lin; ++i) rp[pl * Lin + i] = (scalar_t)acc[(size_t)i];
+        if (!direct)
+          for (int64_t i = 0; i < Lin; ++i) rp[pl * Lin + i] = (scalar_t)acc[i];
       }
     });
   });
