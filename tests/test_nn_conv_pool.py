@@ -149,8 +149,15 @@ def _close(a, b, tol=1e-10):
     np.testing.assert_allclose(np.asarray(a.detach()), b.detach().numpy(), rtol=tol, atol=tol)
 
 
+# Half the combinations (the suite's time budget): those with an even sum of
+# option indices, so every value of every option still meets the others.
+def _half(space):
+    return [c for c in itertools.product(*space)
+            if sum(v.index(x) for v, x in zip(space, c)) % 2 == 0]
+
+
 CONV_CASES = [dict(stride=s, padding=p, dilation=d, groups=g)
-              for s, p, d, g in itertools.product([1, 2], [0, 1, "same", "valid"], [1, 2], [1, 2])
+              for s, p, d, g in _half([[1, 2], [0, 1, "same", "valid"], [1, 2], [1, 2]])
               if not (p == "same" and s != 1)]
 
 
@@ -173,7 +180,7 @@ def test_conv_parity_with_torch(nd, kw):
 
 
 CONVT_CASES = [dict(stride=s, padding=p, output_padding=o, dilation=d, groups=g)
-               for s, p, o, d, g in itertools.product([1, 2, 3], [0, 1], [0, 1], [1, 2], [1, 2])
+               for s, p, o, d, g in _half([[1, 2, 3], [0, 1], [0, 1], [1, 2], [1, 2]])
                if o < max(s, d)]
 
 

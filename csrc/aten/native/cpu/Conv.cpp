@@ -163,8 +163,9 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 // inside our OpenMP region, so its thread count is set to 1 for the loop and
 // restored to the library's count after. Changing OpenBLAS's thread count
 // costs about a millisecond, so small problems (and a single image) run image
-// by image instead, with OpenBLAS threading each GEMM as it sees fit. `slot` (< get_num_threads()) is the same for every image one
-// thread runs, so callers can keep per-thread accumulators.
+// by image instead, with OpenBLAS threading each GEMM as it sees fit.
+// `slot` (< get_num_threads()) is the same for every image one thread runs,
+// so callers can keep per-thread accumulators.
 template <class T, class F>
 void for_each_image(int64_t N, int64_t scratch_numel, int64_t macs_per_image, const F& f) {
   constexpr int64_t kParallelMacs = int64_t(1) << 24;
@@ -333,8 +334,8 @@ TensorBase convolution_cpu(const TensorBase& input, const TensorBase& weight, co
   TensorBase x = prepared(input), w = prepared(weight);
   const bool has_bias = bias && bias->defined();
   TensorBase b = has_bias ? prepared(*bias) : TensorBase();
-  TensorBase y = ct == result.scalar_type() ? result : make_empty(IntArrayRef(out_sizes), result.options().with_dtype(ct));
-  const int64_t nd = weight.dim() - 2;
+  TensorBase y =
+      ct == result.scalar_type() ? result : make_empty(IntArrayRef(out_sizes), result.options().with_dtype(ct));
   IntArrayRef k = weight.sizes().slice(2);
   if (!transposed) {
     ConvGeom g = geom_of(x, x.sizes().slice(2), IntArrayRef(out_sizes).slice(2), k, stride, padding, dilation,
@@ -353,7 +354,6 @@ TensorBase convolution_cpu(const TensorBase& input, const TensorBase& weight, co
                                          has_bias ? b.data_ptr<scalar_t>() : nullptr, y.data_ptr<scalar_t>(), g);
     });
   }
-  (void)nd;
   if (!y.is_same(result)) copy_into(result, y);
   return result;
 }

@@ -12,6 +12,7 @@
 #include <limits>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "../../Parallel.h"
 #include "../ConvPool.h"
@@ -42,8 +43,6 @@ template <class T>
 using acc_of = std::conditional_t<std::is_integral_v<T>, T, c10::opmath_t<T>>;
 
 int64_t grain_for(int64_t per_plane) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per_plane, 1)); }
-
-DimVector dims(const std::vector<int64_t>& v) { return DimVector(IntArrayRef(v)); }
 
 // ---------------------------------------------------------------- max pooling
 
