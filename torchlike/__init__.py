@@ -45,6 +45,7 @@ short, int, long = int16, int32, int64
 # ---- hand-written Python API, one module per area
 from torchlike._creation import *  # noqa: E402,F401,F403
 from torchlike._ops import *  # noqa: E402,F401,F403
+from torchlike._conv_pool import *  # noqa: E402,F401,F403  conv1d/2d/3d, max_pool*, avg_pool1d, adaptive_*_pool1d
 from torchlike._shapes import broadcast_shapes  # noqa: E402,F401
 from torchlike._math import tensordot, allclose, _install_methods as _install_math_methods  # noqa: E402,F401
 _install_math_methods(Tensor)
