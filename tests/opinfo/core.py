@@ -65,6 +65,16 @@ class OpInfo:
         return t if t else (0, 0)
 
 
+def resolve(name):
+    """The callable an OpInfo name means: torchlike.<name>, or a dotted path
+    below torchlike such as "nn.functional.cross_entropy" for nn-only names."""
+    import torchlike
+    obj = torchlike
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def sample_seed(*key) -> int:
     """A seed that depends only on key's text: the same in every process."""
     return zlib.crc32(repr(key).encode())
