@@ -37,6 +37,7 @@ This module only loads, validates, groups and writes.
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import sys
 from collections import OrderedDict
@@ -161,6 +162,9 @@ def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACK
     core_names = {o.cpp_name: f"ops/{base}.h" for ns, _, groups in grouped if ns.is_core
                   for base, ops in groups.items() for o in ops}
     helpers = known_helpers(os.path.join(ROOT, "csrc", "autograd", "FunctionsManual.h"))
+    # FunctionsManual.h includes the per-area helper headers in manual/; their helpers count too.
+    for h in sorted(glob.glob(os.path.join(ROOT, "csrc", "autograd", "manual", "*.h"))):
+        helpers |= known_helpers(h)
     # Developer escape hatch while writing helpers: such derivatives raise NotImplementedError at backward.
     allow_missing = os.environ.get("TORCHLIKE_ALLOW_MISSING_BACKWARD") == "1"
     env = make_env()
