@@ -69,7 +69,10 @@ def _cases(op):
                 if isinstance(v, (list, tuple)) and v and all(isinstance(e, tl.Tensor) for e in v):
                     return type(v)(put(e) for e in v)
                 return v
-            r = getattr(tl, op.name)(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
+            fn = tl
+            for part in op.name.split("."):  # a dotted name reaches into a namespace (special.erfcx)
+                fn = getattr(fn, part)
+            r = fn(*(put(a) for a in args), **{k: put(v) for k, v in kwargs.items()})
             return tuple(r) if isinstance(r, (list, tuple)) else r
         out.append((s.desc or repr([getattr(a, "shape", a) for a in s.args]), func, tuple(diff)))
     return out

@@ -55,6 +55,7 @@ from torchlike._C import Stream, Event  # noqa: E402,F401
 from torchlike._dtype_info import finfo, iinfo  # noqa: E402,F401
 from torchlike import autograd  # noqa: E402,F401
 from torchlike import nn  # noqa: E402,F401
+from torchlike import special  # noqa: E402,F401
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
 
 
