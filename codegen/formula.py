@@ -31,7 +31,15 @@ POINTWISE_FUNCTIONS = frozenset("""
     logical_not where floor_divide copysign hypot nan_to_num relu gelu silu softplus
     signbit trunc_divide true_divide lerp cast_bool clamp_min clamp_max
     bitwise_not shift_left shift_right logical_xor
-""".split())
+""".split()) | frozenset("""
+    erfinv erfcx ndtr ndtri log_ndtr digamma polygamma entr zeta igamma igammac
+    i0 i0e i1 i1e bessel_j0 bessel_j1 bessel_y0 bessel_y1 bessel_k0 bessel_k1 bessel_k0e bessel_k1e
+    spherical_bessel_j0 airy_ai chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v
+    chebyshev_polynomial_w shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u
+    shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he
+    laguerre_polynomial_l legendre_polynomial_p sinc logit xlogy xlog1py logaddexp logaddexp2 nextafter
+    frexp_mantissa frexp_exponent angle deg2rad rad2deg round_decimals heaviside gcd lcm sign_bit
+""".split())  # special functions and pointwise extras: aten/native/SpecialFunctions.h
 
 # Names a formula writer may reach for that tl_math deliberately lacks: C++'s
 # std::min/max return the other operand for NaN and are not host/device safe.

@@ -479,9 +479,15 @@ def test_every_pointwise_function_exists_in_tl_math():
     brought into, namespace tl_math (aten/native/Math.h)."""
     import re
     from codegen.formula import POINTWISE_FUNCTIONS
-    with open(os.path.join(ROOT, "csrc", "aten", "native", "Math.h")) as fh:
+    native = os.path.join(ROOT, "csrc", "aten", "native")
+    with open(os.path.join(native, "Math.h")) as fh:
         src = fh.read()
+    for inc in re.findall(r'#include "(\w+\.h)"', src):  # headers Math.h pulls in (SpecialFunctions.h)
+        if os.path.exists(os.path.join(native, inc)):
+            with open(os.path.join(native, inc)) as fh:
+                src += fh.read()
     defined = set(re.findall(r"\b(\w+)\s*\(", src)) | set(re.findall(r"using std::(\w+);", src))
+    defined |= set(re.findall(r"TL_SF_(?:UNARY|BINARY)\((\w+),", src))  # SpecialFunctions.h's wrapper macros
     assert POINTWISE_FUNCTIONS <= defined, sorted(POINTWISE_FUNCTIONS - defined)
 
 

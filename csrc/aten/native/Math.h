@@ -278,3 +278,6 @@ template <class T> TL_HOST_DEVICE inline T shift_right(T a, T b) {
 }
 TL_HOST_DEVICE inline bool logical_xor(bool a, bool b) { return a != b; }
 }  // namespace tl_math
+
+// Special functions (erfinv, digamma, Bessel, ...) and pointwise extras (gcd, heaviside, ...).
+#include "SpecialFunctions.h"

@@ -21,4 +21,9 @@ void neg_check(const char* op, const TensorBase& self);
 // not be negative (a tensor exponent may be: 2 ** -1 is 0 there, as in PyTorch).
 void pow_check(const char* op, const TensorBase& self, const TensorBase& exponent);
 
+// nextafter refuses float16/bfloat16 (the step would be taken in float).
+void nextafter_check(const char* op, const TensorBase& self, const TensorBase& other);
+// heaviside needs both tensors of one dtype, as PyTorch.
+void heaviside_check(const char* op, const TensorBase& self, const TensorBase& values);
+
 }  // namespace at::native
