@@ -72,12 +72,17 @@ def _values(template, shape, dtype, seed):
     if dtype == "bool" or template.dtype == np.bool_:
         return make(shape, "bool", seed=seed)
     t = template.astype(np.float64)
-    lo, hi = float(np.nanmin(t)), float(np.nanmax(t))
+    finite = t[np.isfinite(t)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (-1.0, 1.0)
     rng = np.random.default_rng(sample_seed(shape, dtype, seed))
     if dtype in ("uint8", "int8", "int16", "int32", "int64"):
         v = rng.integers(int(np.floor(lo)), int(np.floor(hi)) + 1, size=shape).astype(np.float64)
     else:
         v = rng.uniform(lo, hi, size=shape) if hi > lo else np.full(shape, lo)
+        specials = np.unique(t[~np.isfinite(t)])  # the sample's NaN/inf: keep some in the fuzz data
+        if specials.size and v.size:
+            where = rng.random(shape) < 0.2
+            v[where] = rng.choice(specials, size=int(where.sum()))
     if not (t == 0).any():
         v[v == 0] = hi if hi != 0 else lo
     a = np.asarray(v.astype(NP_DTYPE[dtype]))
