@@ -42,13 +42,21 @@ def sort_ref(x, dim=-1, descending=False, stable=None):
     return np.take_along_axis(x, idx, dim), idx.astype(np.int64)
 
 
+def _spread(n, dtype, seed):
+    """n values at least 0.01 apart in float64 (random uniform values of a few
+    thousand fall within gradcheck's eps of each other), as make() otherwise."""
+    if dtype != "float64":
+        return make((n,), dtype, seed=seed)
+    return np.random.default_rng(seed).permutation(n).astype(np.float64) * 0.01 - n * 0.005
+
+
 def _sort_samples(dtype):
     return [Sample((make((3, 7), dtype),), {}, "3x7"),
             Sample((make((3, 7), dtype, seed=1), 0), {}, "dim 0"),
             Sample((make((4, 5), dtype, seed=2),), {"descending": True}, "descending"),
             Sample((make((2, 3, 90), dtype, seed=3), 1), {"descending": True}, "3-d dim 1"),
-            Sample((make((3000,), dtype, seed=4),), {}, "radix path"),
-            Sample((make((3000,), dtype, seed=5),), {"descending": True}, "radix path descending"),
+            Sample((_spread(3000, dtype, 4),), {}, "radix path"),
+            Sample((_spread(3000, dtype, 5),), {"descending": True}, "radix path descending"),
             Sample((make((), dtype, seed=6),), {}, "0-dim"),
             Sample((make((0, 4), dtype),), {}, "empty")]
 
@@ -143,16 +151,16 @@ def _median_all_samples(dtype):
 _DIM = r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"
 
 OPS = [
-    OpInfo("sort", sort_ref, _sort_samples, dtypes=ALL_DTYPES, grad=False,
+    OpInfo("sort", sort_ref, _sort_samples, dtypes=ALL_DTYPES,
            errors=[ErrorCase((M32, 2), {}, IndexError, _DIM)]),
-    OpInfo("sort", sort_ref, _stable_samples, dtypes=ALL_DTYPES, grad=False,
+    OpInfo("sort", sort_ref, _stable_samples, dtypes=ALL_DTYPES,
            errors=[ErrorCase((M32,), {"stable": True, "dim": -3}, IndexError, r"Dimension out of range")]),
     OpInfo("argsort", lambda x, dim=-1, descending=False, stable=None: sort_ref(x, dim, descending)[1],
            lambda d: _sort_samples(d)[:4] + _stable_samples(d), dtypes=ALL_DTYPES, ref_dtype=lambda d: "int64",
            grad=False, errors=[ErrorCase((M32, 2), {}, IndexError, _DIM)]),
     OpInfo("msort", lambda x: sort_ref(x, 0)[0], lambda d: [Sample((make((4, 3), d),), {}, "4x3")],
-           dtypes=ALL_DTYPES, grad=False, errors=[ErrorCase(("x",), {}, TypeError, "must be Tensor, not str")]),
-    OpInfo("topk", topk_ref, _topk_samples, dtypes=NUMERIC, grad=False,
+           dtypes=ALL_DTYPES, errors=[ErrorCase(("x",), {}, TypeError, "must be Tensor, not str")]),
+    OpInfo("topk", topk_ref, _topk_samples, dtypes=NUMERIC,
            errors=[ErrorCase((M32, 4), {}, IndexError, "selected index k out of range"),
                    ErrorCase((M32, 1, 2), {}, IndexError, _DIM)]),
     OpInfo("kthvalue", kth_ref, _kth_samples, dtypes=NUMERIC,
