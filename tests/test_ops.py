@@ -101,6 +101,20 @@ def test_forward_matches_numpy(op, dtype):
                 assert tuple(m.shape) == tuple(g.shape) and m.dtype == g.dtype, f"{desc} [meta]"
 
 
+META_RAISES = [op for op in OPS if op.meta_raises]
+
+
+@pytest.mark.parametrize("op", META_RAISES, ids=[op.name for op in META_RAISES])
+def test_value_dependent_shapes_raise_on_meta(op):
+    """nonzero, masked_select, equal...: Meta tensors have no values, so (as
+    in PyTorch) these raise NotImplementedError rather than guess a shape."""
+    dtype = "float32" if "float32" in op.dtypes else op.dtypes[0]
+    s = op.samples(dtype)[0]
+    args = tuple(to_meta(to_tl(a, dtype)) for a in s.args)
+    with pytest.raises(NotImplementedError):
+        run(op, args, s.kwargs)
+
+
 FACTORY_CASES = [(op, dt) for op in OPS if op.factory for dt in op.dtypes]
 
 

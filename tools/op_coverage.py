@@ -96,7 +96,7 @@ def registry_checks():
             r["grad"] = "yes"
         elif not op.grad and r["grad"] == "no":
             r["grad"] = "n/a"
-        r["meta"] |= bool(op.meta or op.factory)
+        r["meta"] |= bool(op.meta or op.factory or op.meta_raises)
         r["errors"] += len(op.errors)
         dt = "float32" if "float32" in op.dtypes else op.dtypes[0]
         try:

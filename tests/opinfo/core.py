@@ -55,6 +55,7 @@ class OpInfo:
     out: bool = False                           # also check out= on the function
     meta: bool = True                           # shapes/dtypes on device="meta"
     factory: bool = False                       # makes a tensor from sizes: Meta is checked through device="meta"
+    meta_raises: bool = False                   # output shape depends on values: Meta raises NotImplementedError
     errors: list = field(default_factory=list)  # [ErrorCase]
     tol: dict | None = None                     # dtype -> (rtol, atol) overrides
     ref_dtype: Callable[[str], str] | None = None  # expected result dtype name, if not the input dtype

@@ -220,12 +220,12 @@ OPS = [
     OpInfo("index", _index_ref, _index_int_samples, method=False, errors=_INDEX_ERRORS),
     OpInfo("index", _index_ref, _index_mask_samples, method=False, meta=False),
     OpInfo("index_put", _index_put_ref, _index_put_samples, inplace=True, errors=_INDEX_PUT_ERRORS),
-    OpInfo("nonzero", _argwhere_ref, _nz_samples, meta=False, grad=False,
+    OpInfo("nonzero", _argwhere_ref, _nz_samples, meta=False, meta_raises=True, grad=False,
            ref_dtype=lambda d: "int64", errors=[
                ErrorCase((np.zeros((2, 2), np.float32),), {"as_tuple": 1}, TypeError, "as_tuple")]),
-    OpInfo("argwhere", _argwhere_ref, _nz_samples, meta=False, grad=False, ref_dtype=lambda d: "int64",
+    OpInfo("argwhere", _argwhere_ref, _nz_samples, meta=False, meta_raises=True, grad=False, ref_dtype=lambda d: "int64",
            errors=[ErrorCase((), {}, TypeError, "argwhere")]),
-    OpInfo("nonzero_numpy", _nonzero_tuple_ref, _nz_samples, method=False, meta=False, grad=False,
+    OpInfo("nonzero_numpy", _nonzero_tuple_ref, _nz_samples, method=False, meta=False, meta_raises=True, grad=False,
            ref_dtype=lambda d: "int64", errors=[ErrorCase((), {}, TypeError, "nonzero_numpy")]),
     OpInfo("where", _nonzero_tuple_ref, _where_samples, method=False, meta=False, grad=False,
            ref_dtype=lambda d: "int64", errors=[ErrorCase((), {}, TypeError, "where")]),
@@ -236,7 +236,7 @@ OPS = [
                   r"only supports a 0-dimensional value tensor, but got tensor with 1 dimension"),
         ErrorCase((_F, np.ones((3, 5), np.bool_), 1.0), {}, RuntimeError, "must match the size")]),
     OpInfo("masked_fill", _masked_fill_ref, _masked_fill_tensor_samples, inplace=True),
-    OpInfo("masked_select", _masked_select_ref, _masked_select_samples, meta=False, errors=[
+    OpInfo("masked_select", _masked_select_ref, _masked_select_samples, meta=False, meta_raises=True, errors=[
         ErrorCase((_F, np.ones((3, 4), np.uint8)), {}, RuntimeError, "masked_select: expected BoolTensor for mask"),
         ErrorCase((_F, np.ones((3, 5), np.bool_)), {}, RuntimeError, "must match the size")]),
     OpInfo("masked_scatter", _masked_scatter_ref, _masked_scatter_samples, inplace=True, errors=[

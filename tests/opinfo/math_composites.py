@@ -139,7 +139,7 @@ OPS = [
     OpInfo("tensordot", _cast_ref(lambda a, b, dims=2: np.tensordot(a, b, axes=dims)),
            lambda d: [Sample((make((3, 4, 5), d), make((4, 5, 2), d, seed=1)), {}, "dims=2"),
                       Sample((make((3, 4), d), make((4, 3), d, seed=1)), {"dims": ([0, 1], [1, 0])}, "pair")],
-           dtypes=FL, method=False, meta=False,
+           dtypes=FL, method=False, meta=True,
            errors=[ErrorCase((M, M), {"dims": 1}, RuntimeError, "contracted dimensions need to match")]),
     OpInfo("inner", _cast_ref(np.inner), lambda d: [Sample((make((2, 3), d), make((4, 3), d, seed=1)), {}, "2-d"),
                                                     Sample((make((3,), d), make((), d, seed=1)), {}, "0-dim")],

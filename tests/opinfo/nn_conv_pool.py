@@ -487,3 +487,18 @@ OPS += [
     OpInfo("nn.functional.fold", fold_ref, fold_samples, dtypes=FLOATING, method=False,
            tol={"float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2)}, errors=FOLD_BACK_ERRORS),
 ]
+
+
+# ---- one bad call for the with_indices forms: an input of the wrong rank.
+_RANK_ERRORS = {
+    "nn.functional.max_pool1d_with_indices": (np.ones(3, np.float32), "non-empty 2D or 3D"),
+    "nn.functional.max_pool2d_with_indices": (np.ones(3, np.float32), "non-empty 3D or 4D"),
+    "nn.functional.max_pool3d_with_indices": (np.ones((3, 3), np.float32), "non-empty 4D or 5D"),
+    "nn.functional.adaptive_max_pool1d_with_indices": (np.ones(3, np.float32), "Expected 2D or 3D tensor"),
+    "nn.functional.adaptive_max_pool2d_with_indices": (np.ones(3, np.float32), "Expected 3D or 4D tensor"),
+    "nn.functional.adaptive_max_pool3d_with_indices": (np.ones(3, np.float32), "Expected 4D or 5D tensor"),
+}
+for _op in OPS:
+    if not _op.errors and _op.name in _RANK_ERRORS:
+        _x, _msg = _RANK_ERRORS[_op.name]
+        _op.errors = [ErrorCase((_x, 2), {}, RuntimeError, _msg)]

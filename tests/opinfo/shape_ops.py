@@ -406,6 +406,6 @@ OPS = [
            method=False,
            errors=[ErrorCase((_a(2, 2),), {}, RuntimeError, r"Expect a 1D vector, but got shape \[2, 2\]"),
                    ErrorCase((_a(3), -1), {}, RuntimeError, "Expect a non-negative number, but got -1")]),
-    OpInfo("equal", _equal, _equal_samples, meta=False, grad=False,
+    OpInfo("equal", _equal, _equal_samples, meta=False, meta_raises=True, grad=False,
            errors=[ErrorCase((_a(2),), {}, TypeError, "equal")]),
 ]
