@@ -45,6 +45,19 @@ def main():
         t_np = median_time(lambda: a @ b, 1, args.reps)
         line += f"  numpy {flops / t_np / 1e9:8.1f} GFLOP/s"
         print(line, flush=True)
+    # Batched: issue 10's bmm case (64 products of 128x128).
+    a = np.random.default_rng(2).standard_normal((64, 128, 128), dtype=np.float32)
+    flops = 2.0 * 64 * 128 ** 3
+    ta = tl.tensor(a)
+    t_tl = median_time(lambda: tl.bmm(ta, ta), 1, args.reps)
+    line = f"bmm 64x128x128  torchlike {flops / t_tl / 1e9:8.1f} GFLOP/s"
+    if torch is not None:
+        pa = torch.from_numpy(a)
+        t_pt = median_time(lambda: torch.bmm(pa, pa), 1, args.reps)
+        line += f"  torch {flops / t_pt / 1e9:8.1f} GFLOP/s  ratio {t_pt / t_tl:5.2f}x"
+    t_np = median_time(lambda: np.matmul(a, a), 1, args.reps)
+    line += f"  numpy {flops / t_np / 1e9:8.1f} GFLOP/s"
+    print(line, flush=True)
 
 
 if __name__ == "__main__":
