@@ -66,7 +66,7 @@ def sources():
     from codegen.gen import generate
     generate(os.path.join(ROOT, "native_functions.yaml"), GEN_DIR, os.path.join(ROOT, "torchlike", "_C"))
     generated = []
-    for lst in sorted(glob.glob(os.path.join(GEN_DIR, "sources*.txt"))):
+    for lst in sorted(glob.glob(os.path.join(GEN_DIR, "sources_*.txt"))):  # (not a stale pre-split sources.txt)
         with open(lst) as fh:
             generated += [line.strip() for line in fh if line.strip()]
     handwritten = sorted(glob.glob(os.path.join(ROOT, "csrc", "**", "*.cpp"), recursive=True))
