@@ -272,7 +272,10 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm_cpu(const Tenso
                                                                      const std::optional<TensorBase>& weight,
                                                                      const std::optional<TensorBase>& bias,
                                                                      double eps) {
-  auto [M, N] = layer_norm_plan(input, normalized_shape, weight, bias);
+  // (Plain variables, not a structured binding: lambdas below capture them,
+  // which C++17 allows only for variables; clang rejects captured bindings.)
+  const auto plan = layer_norm_plan(input, normalized_shape, weight, bias);
+  const int64_t M = std::get<0>(plan), N = std::get<1>(plan);
   TensorBase x = at::_ops::contiguous(input);
   TensorBase out = make_empty(x.sizes(), x.options());
   DimVector ss = layer_norm_stat_shape(input, (int64_t)normalized_shape.size());
@@ -335,8 +338,9 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm_cpu(const Tenso
 std::tuple<TensorBase, TensorBase, TensorBase> layer_norm_backward_cpu(
     const TensorBase& grad_out, const TensorBase& input, IntArrayRef normalized_shape, const TensorBase& mean,
     const TensorBase& rstd, const TensorBase& weight, std::array<bool, 3> mask) {
-  auto [M, N] = layer_norm_plan(input, normalized_shape, weight.defined() ? std::optional<TensorBase>(weight)
-                                                                          : std::nullopt, std::nullopt);
+  const auto plan = layer_norm_plan(input, normalized_shape,
+                                    weight.defined() ? std::optional<TensorBase>(weight) : std::nullopt, std::nullopt);
+  const int64_t M = std::get<0>(plan), N = std::get<1>(plan);
   TL_CHECK(grad_out.sizes() == input.sizes(), "native_layer_norm_backward: grad_out has shape ", grad_out.sizes(),
            ", expected ", input.sizes());
   TensorBase x = at::_ops::contiguous(input), g = at::_ops::contiguous(grad_out);
