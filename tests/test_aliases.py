@@ -573,3 +573,31 @@ def test_compositions_match_torch():
     assert tl.rsub(tl.tensor([1, 2]), 2.5, alpha=2).tolist() == torch.rsub(torch.tensor([1, 2]), 2.5, alpha=2).tolist()
     assert tl.scalar_tensor(3).dtype == tl.float32 and torch.scalar_tensor(3).dtype == torch.float32
     assert tl.typename(3) == torch.typename(3)
+
+
+@pytest.mark.parametrize("alias,base", [
+    ("absolute_", "abs_"), ("arccos_", "acos_"), ("arcsin_", "asin_"), ("arctan_", "atan_"), ("arctan2_", "atan2_"),
+    ("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"), ("less_equal_", "le_"),
+    ("not_equal_", "ne_"), ("multiply_", "mul_"), ("divide_", "div_"), ("subtract_", "sub_"),
+    ("true_divide_", "div_")])
+def test_inplace_alias_methods_match_base(alias, base):
+    binary = alias in ("arctan2_", "greater_", "greater_equal_", "less_", "less_equal_", "not_equal_",
+                       "multiply_", "divide_", "subtract_", "true_divide_")
+    args = (tl.tensor(Y),) if binary else ()
+    a, b = tl.tensor(X), tl.tensor(X)
+    assert getattr(a, alias)(*args) is a
+    getattr(b, base)(*args)
+    assert tl.equal(a, b)
+    with pytest.raises(RuntimeError):
+        getattr(tl.ones(2, requires_grad=True), alias)(*((tl.ones(2),) if binary else ()))
+    if binary:  # in-place ops do not broadcast self
+        with pytest.raises(RuntimeError):
+            getattr(tl.ones(2), alias)(tl.ones(3, 2))
+
+
+@pytest.mark.parametrize("alias,ref", [("arccos_", np.arccos), ("arcsin_", np.arcsin), ("arctan_", np.arctan)])
+def test_torch_level_inplace_arc_aliases(alias, ref):
+    data = np.array([-0.5, 0.0, 0.75])
+    x = tl.tensor(data)
+    assert getattr(tl, alias)(x) is x
+    np.testing.assert_allclose(_np(x), ref(data), rtol=1e-12)
