@@ -169,6 +169,11 @@ def test_fmax_fmin_against_numpy():
     out = tl.empty(6, dtype=tl.float64)
     assert tl.fmax(ta, tb, out=out) is out
     np.testing.assert_array_equal(_np(out), np.fmax(a, b))
+    out32 = tl.empty(6, dtype=tl.float32)
+    tl.fmin(ta, tb, out=out32)
+    np.testing.assert_array_equal(_np(out32), np.fmin(a, b).astype(np.float32))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        tl.fmax(ta, tb, out=tl.empty(6, dtype=tl.int64))
     with pytest.raises(RuntimeError):
         tl.fmax(tl.ones(2), tl.ones(3))
     with pytest.raises(TypeError):

@@ -125,8 +125,9 @@ def _write_out(name, result, out):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"{name}(): out has shape {tuple(out.shape)}, expected {tuple(result.shape)}")
-    if out.dtype != result.dtype:
-        raise RuntimeError(f"{name}(): out has dtype {out.dtype}, expected {result.dtype}")
+    if not can_cast(result.dtype, out.dtype):  # PyTorch's out= rule: same-kind casts only
+        raise RuntimeError(f"{name}(): result type {result.dtype} can't be cast to the desired output type "
+                           f"{out.dtype}")
     return out.copy_(result)
 
 
