@@ -611,7 +611,13 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "nearest":
         pts = [torchlike.round(c).detach().to(torchlike.int64) for c in src]
         vals, inside = _gather_points(flat, sizes, pts)
-        return (vals * inside.unsqueeze(1)).reshape([n, ch] + out_sp)
+        if not grid.requires_grad:
+            return (vals * inside.unsqueeze(1)).reshape([n, ch] + out_sp)
+        # Keep the grid in the graph with a zero gradient (PyTorch gives grid.grad
+        # zeros, not None); where() with an all-false mask is 0 even for inf/NaN.
+        g_sum = g.sum(-1)
+        zero_link = torchlike.where(torchlike.zeros(g_sum.shape, dtype=torchlike.bool, device=g.device), g_sum, 0.0)
+        return (vals * (inside + zero_link).unsqueeze(1)).reshape([n, ch] + out_sp)
     lo = [torchlike.floor(c) for c in src]
     out = 0
     for corner in range(2 ** nd):
