@@ -622,6 +622,8 @@ INTERP_ERRORS = [
               "Anti-alias option is restricted to bilinear, bicubic"),
     ErrorCase((make((2, 4), "float32"),), {"size": 3}, NotImplementedError, "Only 3D, 4D and 5D input"),
     ErrorCase((_X4,), {"size": (3, 3.5)}, TypeError, "expected size to be one of int"),
+    ErrorCase((make((1, 2, 4, 4), "int64"),), {"size": 3, "mode": "bilinear"}, RuntimeError,
+              "mode 'bilinear' needs a floating-point input"),
 ]
 
 
@@ -729,6 +731,8 @@ GRID_ERRORS = [
               "expected 4D or 5D input and grid with same number of dimensions"),
     ErrorCase((make((1, 2, 3, 3, 3), "float32"), make((1, 2, 2, 2, 3), "float32")),
               {"mode": "bicubic", "align_corners": False}, RuntimeError, "bicubic interpolation only supports 4D"),
+    ErrorCase((make((1, 2, 4, 4), "int64"), make((1, 3, 3, 2), "int64")), {"align_corners": False}, RuntimeError,
+              "expected a floating-point input"),
 ]
 
 

@@ -9,8 +9,6 @@ import builtins
 import math
 import warnings
 
-import numpy as np
-
 from torchlike import _C
 from torchlike._conv_pool import (  # noqa: F401
     _adaptive, _avg_pool, _batched, _max_pool, _ntuple, _unbatch,
@@ -174,6 +172,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 # reads the input's values.
 
 def _opmath(input):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     import torchlike
     return np.float64 if input.dtype == torchlike.float64 else np.float32
 
@@ -194,6 +193,7 @@ def _area_scale(in_size, out_size, align_corners, scale, ft):
 
 
 def _source_index(scale, dst, align_corners, cubic, ft):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     # PyTorch's area_pixel_compute_source_index over an array of output indices.
     if align_corners:
         return scale * dst
@@ -202,6 +202,7 @@ def _source_index(scale, dst, align_corners, cubic, ft):
 
 
 def _nearest_taps(in_size, out_size, scale, exact):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     dst = np.arange(out_size, dtype=np.float32)
     if not exact and out_size == in_size:
         return [np.arange(out_size)], None
@@ -213,6 +214,7 @@ def _nearest_taps(in_size, out_size, scale, exact):
 
 
 def _linear_taps(in_size, out_size, scale, align_corners, ft):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     s = _area_scale(in_size, out_size, align_corners, scale, ft)
     src = _source_index(s, np.arange(out_size, dtype=ft), align_corners, False, ft)
     i0 = src.astype(np.int64)  # src >= 0: truncation is floor
@@ -233,6 +235,7 @@ def _cubic_coeffs(t, ft, A=-0.75):
 
 
 def _cubic_taps(in_size, out_size, scale, align_corners, ft):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     s = _area_scale(in_size, out_size, align_corners, scale, ft)
     src = _source_index(s, np.arange(out_size, dtype=ft), align_corners, True, ft)
     # PyTorch's guard_index_and_lambda: the base index never passes the last
@@ -244,6 +247,7 @@ def _cubic_taps(in_size, out_size, scale, align_corners, ft):
 
 
 def _aa_matrix(in_size, out_size, scale, align_corners, cubic, ft):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     # PyTorch's _compute_weights_aa (PIL's resampling): a filter widened by the
     # downscaling factor, weights normalised per output position. Returned as a
     # dense (out, in) matrix; antialiasing is for downscaling, where it is small.
@@ -270,6 +274,7 @@ def _aa_matrix(in_size, out_size, scale, align_corners, cubic, ft):
 
 
 def _resample_dim(x, dim, idx, weights):
+    import numpy as np  # lazily: `import torchlike` must not import NumPy
     import torchlike
     dev = x.device
     if weights is None:
@@ -288,10 +293,6 @@ def _resample_dim_matrix(x, dim, m):
     import torchlike
     w = torchlike.tensor(m, dtype=x.dtype, device=x.device)
     return (x.movedim(dim, -1) @ w.transpose(0, 1)).movedim(-1, dim)
-
-
-def _interp_mode_name(mode, nd):
-    return {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}.get(mode)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -376,6 +377,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise RuntimeError(
                 f"interpolate(): input and output sizes should be greater than 0, but got input "
                 f"(spatial sizes {list(input.shape[2:])}) and output (spatial sizes {output_size})")
+    if mode not in ("nearest", "nearest-exact") and not input.is_floating_point():
+        # PyTorch also takes uint8 for (bi)linear/bicubic; the weighted sums here need floats.
+        raise RuntimeError(f"interpolate(): mode '{mode}' needs a floating-point input, but got {input.dtype}")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     ft = _opmath(input)
@@ -479,8 +483,7 @@ def affine_grid(theta, size, align_corners=None):
     for k, ax in enumerate(axes):
         shape = [1] * nd
         shape[nd - 1 - k] = -1
-        cols.append(ax.reshape(shape).expand(*spatial) if hasattr(ax, "expand") else
-                    ax.reshape(shape) + torchlike.zeros(spatial, dtype=theta.dtype, device=theta.device))
+        cols.append(ax.reshape(shape).expand(*spatial))
     cols.append(torchlike.ones(spatial, dtype=theta.dtype, device=theta.device))
     base = torchlike.stack(cols, -1).reshape(1, -1, nd + 1)
     grid = base @ theta.transpose(1, 2)
@@ -566,6 +569,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         if isz[i] <= 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input "
                                f"has sizes {isz} with dimension {i} being empty")
+    if not input.is_floating_point():
+        raise RuntimeError(f"grid_sampler(): expected a floating-point input, but got {input.dtype}")
     if mode == "bicubic" and nd != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype in (torchlike.float16, torchlike.bfloat16):
