@@ -502,3 +502,290 @@ for _op in OPS:
     if not _op.errors and _op.name in _RANK_ERRORS:
         _x, _msg = _RANK_ERRORS[_op.name]
         _op.errors = [ErrorCase((_x, 2), {}, RuntimeError, _msg)]
+
+
+# ---------------------------------------------------------------- interpolate / grid_sample references
+#
+# Written point by point from PyTorch's definitions (source-index formulas of
+# UpSample.h and GridSampler.h): every output element is the tensor product of
+# per-dimension taps, evaluated directly rather than one dimension at a time as
+# the composites do. Scales are float32 for float32 and reduced inputs, as in
+# PyTorch's CPU kernels, so nearest picks the same pixels at rounding boundaries.
+
+def _interp_taps_1d(mode, n_in, n_out, scale, align_corners, ft):
+    """[(index, weight), ...] per output position of one dimension."""
+    def scales_value():
+        return ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+
+    def area_scale():
+        if align_corners:
+            return ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+        return scales_value()
+    taps = []
+    for o in range(n_out):
+        if mode in ("nearest", "nearest-exact"):
+            if mode == "nearest" and n_out == n_in:
+                i = o
+            elif mode == "nearest" and n_out == 2 * n_in:
+                i = o // 2
+            else:
+                pos = (ft(o) + ft(0.5)) * scales_value() if mode == "nearest-exact" else ft(o) * scales_value()
+                i = min(int(np.floor(pos)), n_in - 1)
+            taps.append([(i, 1.0)])
+            continue
+        s = area_scale()
+        src = s * ft(o) if align_corners else s * (ft(o) + ft(0.5)) - ft(0.5)
+        if mode == "bicubic":
+            i = min(int(np.floor(src)), n_in - 1)
+            t = float(min(max(src - ft(i), 0.0), 1.0))
+            a = -0.75
+
+            def k(x):  # Keys' cubic convolution kernel
+                x = abs(x)
+                return ((a + 2) * x - (a + 3)) * x * x + 1 if x <= 1 else ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+            taps.append([(min(max(i - 1 + j, 0), n_in - 1), k(t - (j - 1))) for j in range(4)])
+        else:
+            src = max(src, ft(0))
+            i = min(int(src), n_in - 1)
+            lam = float(src - ft(i))
+            taps.append([(i, 1.0 - lam), (min(i + 1, n_in - 1), lam)])
+    return taps
+
+
+def interpolate_ref(x, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                    recompute_scale_factor=None, antialias=False):
+    nd = x.ndim - 2
+    ft = np.float64 if x.dtype == np.float64 else np.float32
+    if size is not None:
+        out = list(_tup(size, nd))
+        scales = [None] * nd
+    else:
+        scales = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * nd
+        out = [int(np.floor(x.shape[2 + i] * scales[i])) for i in range(nd)]
+        if recompute_scale_factor or mode == "area":
+            scales = [None] * nd
+    xx = x.astype(F64)
+    if mode == "area":
+        return adaptive_ref(nd, False)(x, tuple(out))
+    taps = [_interp_taps_1d(mode, x.shape[2 + i], out[i], scales[i], align_corners, ft) for i in range(nd)]
+    res = np.zeros(x.shape[:2] + tuple(out))
+    for pos in itertools.product(*[range(o) for o in out]):
+        for combo in itertools.product(*[taps[i][pos[i]] for i in range(nd)]):
+            w = np.prod([c[1] for c in combo])
+            res[(Ellipsis,) + pos] += w * xx[(Ellipsis,) + tuple(c[0] for c in combo)]
+    return res
+
+
+def _interp_samples(nd, modes):
+    def gen(dtype):
+        out = []
+        for mode in modes:
+            for shape, kw in [((2, 3) + (5,) * nd, {"size": 3}), ((1, 2) + (3,) * nd, {"size": 7}),
+                              ((1, 2) + (4,) * nd, {"scale_factor": 2}), ((2, 1) + (5,) * nd, {"scale_factor": 0.7}),
+                              ((1, 2) + (3,) * nd, {"scale_factor": 1.5, "recompute_scale_factor": True})]:
+                if mode == "area" and "scale_factor" in kw and kw["scale_factor"] > 1:
+                    continue
+                acs = [None] if mode in ("nearest", "nearest-exact", "area") else [False, True]
+                for ac in acs:
+                    k = dict(kw, mode=mode)
+                    if ac is not None:
+                        k["align_corners"] = ac
+                    out.append(Sample((make(shape, dtype, -2, 2),), k, desc=f"{mode} {kw} ac={ac}"))
+        return out
+    return gen
+
+
+_INTERP_MODES = {1: ("nearest", "nearest-exact", "linear", "area"),
+                 2: ("nearest", "nearest-exact", "bilinear", "bicubic", "area"),
+                 3: ("nearest", "nearest-exact", "trilinear", "area")}
+INTERP_TOL = {"float16": (5e-3, 5e-3), "bfloat16": (3e-2, 5e-2), "float32": (1e-5, 1e-5)}
+
+
+def _interp_all_samples(dtype):
+    return [s for nd in (1, 2, 3) for s in _interp_samples(nd, _INTERP_MODES[nd])(dtype)]
+
+
+_X4 = make((1, 2, 4, 4), "float32")
+INTERP_ERRORS = [
+    ErrorCase((_X4,), {"size": 3, "mode": "nearest", "align_corners": True}, ValueError,
+              "align_corners option can only be set with the interpolating modes"),
+    ErrorCase((_X4,), {"size": (3, 3, 3), "mode": "bilinear"}, ValueError,
+              "Input and output must have the same number of spatial dimensions"),
+    ErrorCase((_X4,), {"scale_factor": (2, 2, 2)}, ValueError,
+              "Input and scale_factor must have the same number of spatial dimensions"),
+    ErrorCase((_X4,), {"size": 3, "scale_factor": 2}, ValueError, "only one of size or scale_factor should be defined"),
+    ErrorCase((_X4,), {}, ValueError, "either size or scale_factor should be defined"),
+    ErrorCase((_X4,), {"size": 3, "recompute_scale_factor": True}, ValueError,
+              "recompute_scale_factor is not meaningful with an explicit size"),
+    ErrorCase((_X4,), {"size": 3, "mode": "linear"}, NotImplementedError, "Got 4D input, but linear mode needs 3D"),
+    ErrorCase((_X4,), {"size": 3, "mode": "nearest", "antialias": True}, ValueError,
+              "Anti-alias option is restricted to bilinear, bicubic"),
+    ErrorCase((make((2, 4), "float32"),), {"size": 3}, NotImplementedError, "Only 3D, 4D and 5D input"),
+    ErrorCase((_X4,), {"size": (3, 3.5)}, TypeError, "expected size to be one of int"),
+    ErrorCase((make((1, 2, 4, 4), "int64"),), {"size": 3, "mode": "bilinear"}, RuntimeError,
+              "mode 'bilinear' needs a floating-point input"),
+]
+
+
+def _grid_source(c, size, padding_mode, align_corners):
+    c = (c + 1) / 2 * (size - 1) if align_corners else ((c + 1) * size - 1) / 2
+    if padding_mode == "border":
+        c = min(max(c, 0.0), size - 1.0)
+    elif padding_mode == "reflection":
+        lo, hi = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        if hi > lo:  # fold the line onto [lo, hi]: period 2*(hi-lo)
+            period = 2 * (hi - lo)
+            m = np.mod(c - lo, period)
+            c = lo + (m if m <= hi - lo else period - m)
+        else:
+            c = 0.0
+        c = min(max(c, 0.0), size - 1.0)
+    return c
+
+
+def grid_sample_ref(x, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    nd = x.ndim - 2
+    xx, gg = x.astype(F64), grid.astype(F64)
+    sizes = x.shape[2:]
+    out = np.zeros(x.shape[:2] + grid.shape[1:-1])
+
+    def at(n, idx):
+        if all(0 <= i < s for i, s in zip(idx, sizes)):
+            return xx[(n, slice(None)) + tuple(idx)]
+        return 0.0
+    for n in range(x.shape[0]):
+        for pos in itertools.product(*[range(s) for s in grid.shape[1:-1]]):
+            coord = gg[(n,) + pos][::-1]  # grid's last axis lists x (innermost) first
+            if mode == "bicubic":
+                src = [(c + 1) / 2 * (s - 1) if align_corners else ((c + 1) * s - 1) / 2
+                       for c, s in zip(coord, sizes)]
+                a = -0.75
+
+                def k(t):
+                    t = abs(t)
+                    return ((a + 2) * t - (a + 3)) * t * t + 1 if t <= 1 else ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+                acc = 0.0
+                for offs in itertools.product(range(-1, 3), repeat=nd):
+                    w, idx = 1.0, []
+                    for c, o, s in zip(src, offs, sizes):
+                        b = np.floor(c)
+                        w *= k(c - (b + o))
+                        idx.append(int(round(_grid_source_pixel(b + o, s, padding_mode, align_corners))))
+                    acc = acc + w * at(n, idx)
+                out[(n, slice(None)) + pos] = acc
+                continue
+            src = [_grid_source(c, s, padding_mode, align_corners) for c, s in zip(coord, sizes)]
+            if mode == "nearest":
+                out[(n, slice(None)) + pos] = at(n, [int(np.rint(c)) for c in src])
+                continue
+            acc = 0.0
+            for hi in itertools.product((0, 1), repeat=nd):
+                w, idx = 1.0, []
+                for c, h in zip(src, hi):
+                    b = np.floor(c)
+                    w *= (c - b) if h else (b + 1 - c)
+                    idx.append(int(b) + h)
+                acc = acc + w * at(n, idx)
+            out[(n, slice(None)) + pos] = acc
+    return out
+
+
+def _grid_source_pixel(p, size, padding_mode, align_corners):
+    # bicubic taps: padding applies to each integer tap position (GridSampler.h get_value_bounded)
+    if padding_mode == "zeros":
+        return p
+    if padding_mode == "border":
+        return min(max(p, 0.0), size - 1.0)
+    lo, hi = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+    if hi > lo:
+        period = 2 * (hi - lo)
+        m = np.mod(p - lo, period)
+        p = lo + (m if m <= hi - lo else period - m)
+    else:
+        p = 0.0
+    return min(max(p, 0.0), size - 1.0)
+
+
+def _grid_samples(dtype):
+    out = []
+    for nd, modes in ((2, ("bilinear", "nearest", "bicubic")), (3, ("bilinear", "nearest"))):
+        for mode in modes:
+            for pm in ("zeros", "border", "reflection"):
+                for ac in (False, True):
+                    x = make((2, 2) + (4,) * nd, dtype, -2, 2)
+                    g = make((2,) + (3,) * nd + (nd,), dtype, -1.4, 1.4, seed=1)
+                    out.append(Sample((x, g), {"mode": mode, "padding_mode": pm, "align_corners": ac},
+                                      desc=f"{nd}d {mode} {pm} ac={ac}"))
+    return out
+
+
+_G = make((1, 3, 3, 2), "float32")
+GRID_ERRORS = [
+    ErrorCase((_X4, _G), {"mode": "cubic", "align_corners": False}, ValueError, "expected mode to be 'bilinear'"),
+    ErrorCase((_X4, _G), {"padding_mode": "wrap", "align_corners": False}, ValueError, "expected padding_mode"),
+    ErrorCase((_X4, make((1, 3, 3, 3), "float32")), {"align_corners": False}, RuntimeError,
+              "expected grid to have size 2 in last dimension"),
+    ErrorCase((_X4, make((2, 3, 3, 2), "float32")), {"align_corners": False}, RuntimeError,
+              "expected grid and input to have same batch size"),
+    ErrorCase((_X4, make((1, 3, 3, 3, 3), "float32")), {"align_corners": False}, RuntimeError,
+              "expected 4D or 5D input and grid with same number of dimensions"),
+    ErrorCase((make((1, 2, 3, 3, 3), "float32"), make((1, 2, 2, 2, 3), "float32")),
+              {"mode": "bicubic", "align_corners": False}, RuntimeError, "bicubic interpolation only supports 4D"),
+    ErrorCase((make((1, 2, 4, 4), "int64"), make((1, 3, 3, 2), "int64")), {"align_corners": False}, RuntimeError,
+              "expected a floating-point input"),
+]
+
+
+def affine_grid_ref(theta, size, align_corners=None):
+    nd = len(size) - 2
+    sp = list(size[2:])
+
+    def lin(s):
+        if s <= 1:
+            return np.zeros(1)
+        r = np.linspace(-1, 1, s)
+        return r if align_corners else r * (s - 1) / s
+    axes = [lin(s) for s in sp]  # outermost first
+    mesh = np.meshgrid(*axes, indexing="ij")
+    base = np.stack([m for m in mesh[::-1]] + [np.ones(sp)], -1)  # (x, y[, z], 1)
+    return np.einsum("...k,njk->n...j", base, theta.astype(F64))
+
+
+def _affine_samples(dtype):
+    return [Sample((make((2, 2, 3), dtype, -1, 1), (2, 3, 4, 5)), {"align_corners": ac}, desc=f"2d ac={ac}")
+            for ac in (False, True)] + \
+        [Sample((make((2, 3, 4), dtype, -1, 1), (2, 1, 2, 3, 4)), {"align_corners": ac}, desc=f"3d ac={ac}")
+         for ac in (False, True)]
+
+
+AFFINE_ERRORS = [
+    ErrorCase((make((2, 2, 3), "int64"), (2, 3, 4, 5)), {"align_corners": False}, ValueError,
+              "Expected theta to have floating point type"),
+    ErrorCase((make((2, 3, 3), "float32"), (2, 3, 4, 5)), {"align_corners": False}, ValueError,
+              "Expected a batch of 2D affine matrices of shape Nx2x3"),
+    ErrorCase((make((2, 2, 3), "float32"), (2, 3, 4)), {"align_corners": False}, NotImplementedError,
+              "affine_grid only supports 4D and 5D sizes"),
+    ErrorCase((make((2, 2, 3), "float32"), (2, 3, 0, 5)), {"align_corners": False}, ValueError,
+              "Expected non-zero, positive output size"),
+]
+
+
+def channel_shuffle_ref(x, groups):
+    n, c = x.shape[:2]
+    return x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2).reshape(x.shape)
+
+
+OPS += [
+    OpInfo("nn.functional.interpolate", interpolate_ref, _interp_all_samples, dtypes=FLOATING, method=False,
+           tol=INTERP_TOL, errors=INTERP_ERRORS),
+    OpInfo("nn.functional.grid_sample", grid_sample_ref, _grid_samples, dtypes=FLOATING, method=False,
+           tol={"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 1e-1), "float32": (1e-5, 1e-5)}, errors=GRID_ERRORS),
+    OpInfo("nn.functional.affine_grid", affine_grid_ref, _affine_samples, dtypes=FLOATING, method=False,
+           tol={"float16": (5e-3, 5e-3), "bfloat16": (3e-2, 3e-2)}, errors=AFFINE_ERRORS),
+    OpInfo("nn.functional.channel_shuffle", channel_shuffle_ref,
+           lambda dt: [Sample((make((2, 6, 3, 2), dt), 3)), Sample((make((1, 4, 5), dt), 2)),
+                       Sample((make((2, 6, 2, 2, 2), dt), 2))], dtypes=NUMERIC, method=False,
+           errors=[ErrorCase((make((2, 6, 3), "float32"), 4), {}, RuntimeError,
+                             "Number of channels must be divisible by groups"),
+                   ErrorCase((make((2, 6), "float32"), 2), {}, RuntimeError, "at least 3 dimensions")]),
+]
