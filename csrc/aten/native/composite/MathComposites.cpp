@@ -51,9 +51,9 @@ namespace at::native {
 namespace {
 
 // A Python-number-like operand: participates in type promotion by category only.
-TensorBase number(const Scalar& s, const TensorBase& like) {
+TensorBase number(const Scalar& s) {
   ScalarType t = s.isFloatingPoint() ? ScalarType::Double : (s.isBoolean() ? ScalarType::Bool : ScalarType::Long);
-  (void)like;  // a wrapped number lives on the CPU and mixes with tensors on any device
+  // A wrapped number lives on the CPU and mixes with tensors on any device.
   TensorBase v = c10::scalar_to_tensor(s, t);
   v.unsafeGetTensorImpl()->set_wrapped_number(true);
   return v;
@@ -61,7 +61,7 @@ TensorBase number(const Scalar& s, const TensorBase& like) {
 
 TensorBase scaled(const TensorBase& t, const Scalar& s) {
   if (!s.isFloatingPoint() && !s.isBoolean() && s.toLong() == 1) return t;
-  return at::_ops::mul(t, number(s, t));
+  return at::_ops::mul(t, number(s));
 }
 
 bool is_zero(const Scalar& s) { return s.isFloatingPoint() ? s.toDouble() == 0.0 : s.toLong() == 0; }
@@ -70,17 +70,10 @@ bool is_zero(const Scalar& s) { return s.isFloatingPoint() ? s.toDouble() == 0.0
 // self entirely (NaN and inf in it do not propagate).
 TensorBase add_scaled(const TensorBase& self, const TensorBase& product, const Scalar& beta, const Scalar& alpha) {
   TensorBase p = scaled(product, alpha);
-  if (is_zero(beta)) return at::_ops::add(at::_ops::mul(at::_ops::zeros_like(self), number(0, self)), p);
+  if (is_zero(beta)) return at::_ops::add(at::_ops::mul(at::_ops::zeros_like(self), number(0)), p);
   return at::_ops::add(scaled(self, beta), p);
 }
 
-int64_t wrap_dim(int64_t d, int64_t n, const char* op) {
-  int64_t lo = n == 0 ? -1 : -n, hi = n == 0 ? 0 : n - 1;
-  TL_CHECK_INDEX(d >= lo && d <= hi, "Dimension out of range (expected to be in range of [", lo, ", ", hi,
-                 "], but got ", d, ")");
-  (void)op;
-  return d < 0 ? d + std::max<int64_t>(n, 1) : d;
-}
 
 }  // namespace
 
@@ -97,7 +90,7 @@ TensorBase isclose(const TensorBase& self, const TensorBase& other, double rtol,
   // Integers and bools compare in the default float dtype, as PyTorch does.
   TensorBase a = floating ? self : at::_ops::to(self, c10::defaultFloatType());
   TensorBase b = floating ? other : at::_ops::to(other, c10::defaultFloatType());
-  TensorBase allowed = at::_ops::add(at::_ops::abs(scaled(b, rtol)), number(atol, b));
+  TensorBase allowed = at::_ops::add(at::_ops::abs(scaled(b, rtol)), number(atol));
   TensorBase actual = at::_ops::abs(at::_ops::sub(a, b));
   return at::_ops::logical_or(close, at::_ops::logical_and(at::_ops::isfinite(actual), at::_ops::le(actual, allowed)));
 }
@@ -111,7 +104,7 @@ TensorBase diff(const TensorBase& self, int64_t n, int64_t dim, const std::optio
                 const std::optional<TensorBase>& append) {
   TL_CHECK(self.dim() >= 1, "diff expects input to be at least one-dimensional");
   TL_CHECK(n >= 0, "order must be non-negative but got ", n);
-  dim = wrap_dim(dim, self.dim(), "diff");
+  dim = maybe_wrap_dim(dim, self.dim());
   TensorBase x = self;
   if ((prepend && prepend->defined()) || (append && append->defined())) {
     std::vector<TensorBase> parts;
@@ -154,7 +147,7 @@ TensorBase tensordot(const TensorBase& self, const TensorBase& other, IntArrayRe
   int64_t csize = 1;
   DimVector pa_tail, pb_head;
   for (size_t i = 0; i < dims_a.size(); ++i) {
-    int64_t da = wrap_dim(dims_a[i], na, "tensordot"), db = wrap_dim(dims_b[i], nb, "tensordot");
+    int64_t da = maybe_wrap_dim(dims_a[i], na), db = maybe_wrap_dim(dims_b[i], nb);
     TL_CHECK(self.sizes()[da] == other.sizes()[db], "contracted dimensions need to match, but first has size ",
              self.sizes()[da], " in dim ", da, " and second has size ", other.sizes()[db], " in dim ", db);
     TL_CHECK(!ca[da] && !cb[db], "tensordot: a dimension appears twice in the contraction");
@@ -251,7 +244,7 @@ TensorBase nanmean(const TensorBase& self, std::optional<IntArrayRef> dim, bool 
 }
 
 TensorBase count_nonzero_dims(const TensorBase& self, IntArrayRef dim) {
-  return at::_ops::sum(at::_ops::ne(self, number(0, self)), dim.empty() ? std::nullopt : std::optional(dim), false,
+  return at::_ops::sum(at::_ops::ne(self, number(0)), dim.empty() ? std::nullopt : std::optional(dim), false,
                        ScalarType::Long);
 }
 
@@ -340,7 +333,7 @@ TensorBase cov(const TensorBase& self, int64_t correction, const std::optional<T
       TensorBase wa = at::_ops::sum(at::_ops::mul(*w, *aweights), std::optional<ScalarType>());
       norm_factor = at::_ops::sub(w_sum, scaled(at::_ops::div(wa, w_sum), Scalar(correction)));
     } else {
-      norm_factor = at::_ops::sub(w_sum, number(correction, w_sum));
+      norm_factor = at::_ops::sub(w_sum, number(correction));
     }
   } else {
     avg = at::_ops::mean(x, IntArrayRef(&d1, 1), false, std::nullopt);
@@ -350,7 +343,7 @@ TensorBase cov(const TensorBase& self, int64_t correction, const std::optional<T
   TensorBase xw = w ? at::_ops::mul(xc, *w) : xc;
   TensorBase c = at::_ops::matmul(xw, at::_ops::transpose(xc, 0, 1));
   // A non-positive normaliser gives inf/nan like PyTorch (it clamps to 0).
-  TensorBase nf = at::_ops::where(at::_ops::le(norm_factor, number(0, norm_factor)), at::_ops::zeros_like(norm_factor),
+  TensorBase nf = at::_ops::where(at::_ops::le(norm_factor, number(0)), at::_ops::zeros_like(norm_factor),
                                   norm_factor);
   TensorBase r = at::_ops::div(c, nf);
   return self.dim() < 2 ? at::_ops::reshape(r, {}) : r;
@@ -364,7 +357,7 @@ TensorBase corrcoef(const TensorBase& self) {
   TensorBase d = at::_ops::diagonal(c, 0, 0, 1);
   TensorBase sd = at::_ops::sqrt(d);
   TensorBase r = at::_ops::div(at::_ops::div(c, at::_ops::unsqueeze(sd, 1)), sd);
-  return at::_ops::clamp(r, number(-1, r), number(1, r));  // rounding can step past +-1; PyTorch clips too
+  return at::_ops::clamp(r, number(-1), number(1));  // rounding can step past +-1; PyTorch clips too
 }
 
 TensorBase dist(const TensorBase& self, const TensorBase& other, const Scalar& p) {

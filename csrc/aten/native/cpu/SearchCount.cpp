@@ -184,10 +184,7 @@ TensorBase histc_cpu(const TensorBase& self, int64_t bins, const Scalar& min, co
 
 template <bool IsMax>
 static std::tuple<TensorBase, TensorBase> cum_extreme(const TensorBase& self, int64_t dim) {
-  int64_t nd = std::max<int64_t>(self.dim(), 1);
-  TL_CHECK_INDEX(dim >= -nd && dim < nd, "Dimension out of range (expected to be in range of [", -nd, ", ", nd - 1,
-                 "], but got ", dim, ")");
-  if (dim < 0) dim += nd;
+  dim = maybe_wrap_dim(dim, self.dim());
   TensorBase values = make_empty(self.sizes(), self.options());
   TensorBase indices = make_empty(self.sizes(), self.options().with_dtype(ScalarType::Long));
   if (self.numel() == 0) return {values, indices};

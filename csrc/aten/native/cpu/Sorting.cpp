@@ -196,13 +196,6 @@ struct SortBuffers {
   }
 };
 
-int64_t wrap(const TensorBase& self, int64_t dim, const char* op) {
-  int64_t nd = std::max<int64_t>(self.dim(), 1);
-  TL_CHECK_INDEX(dim >= -nd && dim < nd, "Dimension out of range (expected to be in range of [", -nd, ", ", nd - 1,
-                 "], but got ", dim, ")");
-  (void)op;
-  return dim < 0 ? dim + nd : dim;
-}
 
 // Reads row r of `in` into keys (complemented for a descending order) and indices 0..n-1.
 template <class T, class K>
@@ -224,7 +217,7 @@ void load_row(const T* base, const RowView& v, int64_t r, bool descending, std::
 std::tuple<TensorBase, TensorBase> sort_stable_cpu(const TensorBase& self, std::optional<bool> stable, int64_t dim,
                                                    bool descending) {
   (void)stable;  // the sort is always stable
-  dim = wrap(self, dim, "sort");
+  dim = maybe_wrap_dim(dim, self.dim());
   TensorBase values = make_empty(self.sizes(), self.options());
   TensorBase indices = make_empty(self.sizes(), self.options().with_dtype(ScalarType::Long));
   if (self.numel() == 0) return {values, indices};
@@ -266,7 +259,7 @@ std::tuple<TensorBase, TensorBase> sort_cpu(const TensorBase& self, int64_t dim,
 
 std::tuple<TensorBase, TensorBase> topk_cpu(const TensorBase& self, int64_t k, int64_t dim, bool largest,
                                             bool sorted) {
-  dim = wrap(self, dim, "topk");
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(k >= 0 && k <= n, "selected index k out of range");
   DimVector shape(self.sizes());
@@ -370,21 +363,21 @@ static std::tuple<TensorBase, TensorBase> select_kth(const TensorBase& self, int
 }
 
 std::tuple<TensorBase, TensorBase> kthvalue_cpu(const TensorBase& self, int64_t k, int64_t dim, bool keepdim) {
-  dim = wrap(self, dim, "kthvalue");
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", dim);
   return select_kth(self, k - 1, dim, keepdim, 0);
 }
 
 std::tuple<TensorBase, TensorBase> median_dim_cpu(const TensorBase& self, int64_t dim, bool keepdim) {
-  dim = wrap(self, dim, "median");
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(n > 0, "median(): Expected reduction dim ", dim, " to have non-zero size.");
   return select_kth(self, (n - 1) / 2, dim, keepdim, 1);
 }
 
 std::tuple<TensorBase, TensorBase> nanmedian_dim_cpu(const TensorBase& self, int64_t dim, bool keepdim) {
-  dim = wrap(self, dim, "nanmedian");
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(n > 0, "nanmedian(): Expected reduction dim ", dim, " to have non-zero size.");
   return select_kth(self, (n - 1) / 2, dim, keepdim, 2);

@@ -30,9 +30,7 @@ TensorBase histc_meta(const TensorBase& self, int64_t bins, const Scalar&, const
 }
 
 static std::tuple<TensorBase, TensorBase> cum_meta(const TensorBase& self, int64_t dim) {
-  int64_t nd = std::max<int64_t>(self.dim(), 1);
-  TL_CHECK_INDEX(dim >= -nd && dim < nd, "Dimension out of range (expected to be in range of [", -nd, ", ", nd - 1,
-                 "], but got ", dim, ")");
+  maybe_wrap_dim(dim, self.dim());
   return {make_empty(self.sizes(), self.options()),
           make_empty(self.sizes(), self.options().with_dtype(ScalarType::Long))};
 }

@@ -5,19 +5,12 @@
 
 namespace at::native {
 
-static int64_t sorting_wrap(const TensorBase& self, int64_t dim) {
-  int64_t nd = std::max<int64_t>(self.dim(), 1);
-  TL_CHECK_INDEX(dim >= -nd && dim < nd, "Dimension out of range (expected to be in range of [", -nd, ", ", nd - 1,
-                 "], but got ", dim, ")");
-  return dim < 0 ? dim + nd : dim;
-}
-
 static std::tuple<TensorBase, TensorBase> pair(IntArrayRef shape, const TensorBase& self) {
   return {make_empty(shape, self.options()), make_empty(shape, self.options().with_dtype(ScalarType::Long))};
 }
 
 std::tuple<TensorBase, TensorBase> sort_stable_meta(const TensorBase& self, std::optional<bool>, int64_t dim, bool) {
-  sorting_wrap(self, dim);
+  maybe_wrap_dim(dim, self.dim());
   return pair(self.sizes(), self);
 }
 
@@ -26,7 +19,7 @@ std::tuple<TensorBase, TensorBase> sort_meta(const TensorBase& self, int64_t dim
 }
 
 std::tuple<TensorBase, TensorBase> topk_meta(const TensorBase& self, int64_t k, int64_t dim, bool, bool) {
-  dim = sorting_wrap(self, dim);
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(k >= 0 && k <= n, "selected index k out of range");
   DimVector shape(self.sizes());
@@ -44,7 +37,7 @@ static std::tuple<TensorBase, TensorBase> reduced_pair(const TensorBase& self, i
 }
 
 std::tuple<TensorBase, TensorBase> kthvalue_meta(const TensorBase& self, int64_t k, int64_t dim, bool keepdim) {
-  dim = sorting_wrap(self, dim);
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", dim);
   return reduced_pair(self, dim, keepdim);
@@ -52,7 +45,7 @@ std::tuple<TensorBase, TensorBase> kthvalue_meta(const TensorBase& self, int64_t
 
 static std::tuple<TensorBase, TensorBase> median_like_meta(const char* name, const TensorBase& self, int64_t dim,
                                                            bool keepdim) {
-  dim = sorting_wrap(self, dim);
+  dim = maybe_wrap_dim(dim, self.dim());
   int64_t n = self.dim() == 0 ? 1 : self.sizes()[dim];
   TL_CHECK_INDEX(n > 0, name, "(): Expected reduction dim ", dim, " to have non-zero size.");
   return reduced_pair(self, dim, keepdim);
