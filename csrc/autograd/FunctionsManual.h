@@ -152,3 +152,8 @@ std::vector<at::TensorBase> cat_tensors_backward(const at::TensorBase& grad,
 #include "autograd/manual/NnActLoss.h"
 #include "autograd/manual/Linalg.h"
 #include "autograd/manual/SpecialMath.h"
+#include "autograd/manual/UniqueMode.h"
+#include "autograd/manual/Statistics.h"
+#include "autograd/manual/EinsumMisc.h"
+#include "autograd/manual/RandomDists.h"
+#include "autograd/manual/TensorMisc.h"

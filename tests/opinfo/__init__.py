@@ -3,7 +3,8 @@ from .core import ALL_DTYPES, FLOATING, INTEGRAL, NUMERIC, OpInfo, Sample, Error
 
 OPS = []
 for _mod in ("pointwise", "reductions", "views", "creation", "linalg",
-              "indexing", "scatter_gather", "shape_ops", "nn_conv_pool", "nn_norm", "nn_act_loss", "special_math", "sorting", "math_composites", "search_count"):
+              "indexing", "scatter_gather", "shape_ops", "nn_conv_pool", "nn_norm", "nn_act_loss", "special_math", "sorting", "math_composites", "search_count",
+             "unique_mode", "statistics", "einsum_misc", "random_dists", "tensor_misc"):
     try:
         _m = __import__(f"{__name__}.{_mod}", fromlist=["OPS"])
     except ModuleNotFoundError as e:  # an area not written yet
