@@ -8,10 +8,11 @@ so. Seeding without a device is a no-op, as in PyTorch, so scripts that seed
 everything run unchanged on CPU-only machines.
 """
 from torchlike import _C
+from torchlike._legacy_api import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "synchronize", "device", "device_of",
-    "manual_seed", "manual_seed_all", "seed", "seed_all", "is_initialized",
+    "manual_seed", "manual_seed_all", "seed", "seed_all", "is_initialized", "OutOfMemoryError",
 ]
 
 

@@ -1,7 +1,12 @@
 #include "Parallel.h"
+#include "FlushDenormal.h"
 
 #include <atomic>
 #include <thread>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#define TL_HAS_MXCSR 1
+#endif
 
 extern "C" void scipy_openblas_set_num_threads(int);
 
@@ -22,6 +27,35 @@ int get_num_threads() {
   return n;
 }
 
+static std::atomic<bool> g_flush_denormal{false};
+
+#ifdef TL_HAS_MXCSR
+static void apply_flush_denormal_here(bool on) {
+  constexpr unsigned kFtzDaz = 0x8040;  // flush-to-zero (bit 15) | denormals-are-zero (bit 6)
+  unsigned csr = _mm_getcsr();
+  _mm_setcsr(on ? (csr | kFtzDaz) : (csr & ~kFtzDaz));
+}
+static void apply_flush_denormal_everywhere(bool on) {
+  apply_flush_denormal_here(on);
+#ifdef _OPENMP
+  // One region as wide as the pool: OpenMP keeps these threads for later regions.
+#pragma omp parallel num_threads(get_num_threads())
+  apply_flush_denormal_here(on);
+#endif
+}
+#endif
+
+bool set_flush_denormal(bool on) {
+#ifdef TL_HAS_MXCSR
+  g_flush_denormal.store(on);
+  apply_flush_denormal_everywhere(on);
+  return true;
+#else
+  (void)on;
+  return false;
+#endif
+}
+
 void set_num_threads(int n) {
   if (n < 1) n = 1;
   g_threads.store(n);
@@ -29,6 +63,9 @@ void set_num_threads(int n) {
   omp_set_num_threads(n);
 #endif
   scipy_openblas_set_num_threads(n);
+#ifdef TL_HAS_MXCSR
+  if (g_flush_denormal.load()) apply_flush_denormal_everywhere(true);
+#endif
 }
 
 bool in_parallel_region() {

@@ -11,6 +11,11 @@
 
 namespace torchlike::autograd {
 
+static bool g_anomaly_check_nan = true;
+bool anomaly_check_nan() { return g_anomaly_check_nan; }
+void set_anomaly_check_nan(bool v) { g_anomaly_check_nan = v; }
+
+
 namespace {
 
 // Gradients arriving at a node, one slot per forward output; summed on arrival.
@@ -216,7 +221,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       if (!e.function || !is_needed(e.function.get())) continue;
       TensorBase g = out[i];
       if (g.defined() && i < n->input_metadata().size()) g = conform(g, n->input_metadata()[i], *n, i);
-      if (anomaly_enabled() && g.defined() && c10::isFloatingType(g.scalar_type()) &&
+      if (anomaly_enabled() && anomaly_check_nan() && g.defined() && c10::isFloatingType(g.scalar_type()) &&
           c10::item(at::_ops::any(at::_ops::isnan(g))).toBool()) {
         TL_ERROR("Function '", n->name(), "' returned nan values in its ", i, "th output.",
                  n->anomaly_trace().empty() ? "" : "\n\nThe forward call that created it was:\n" + n->anomaly_trace());

@@ -13,4 +13,9 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
                            bool create_graph, const variable_list& inputs, bool allow_unused,
                            bool accumulate_into_inputs);
 
+// Anomaly mode's NaN check (torch.set_anomaly_enabled(True, check_nan=False)
+// keeps the forward traces but skips the per-gradient isnan scan).
+bool anomaly_check_nan();
+void set_anomaly_check_nan(bool v);
+
 }  // namespace torchlike::autograd

@@ -534,6 +534,11 @@ static PyObject* set_anomaly_py(PyObject*, PyObject* v) {
   Py_RETURN_NONE;
 }
 static PyObject* is_anomaly_py(PyObject*, PyObject*) { return PyBool_FromLong(ag::anomaly_enabled()); }
+static PyObject* set_anomaly_check_nan_py(PyObject*, PyObject* v) {
+  ag::set_anomaly_check_nan(PyObject_IsTrue(v) == 1);
+  Py_RETURN_NONE;
+}
+static PyObject* is_anomaly_check_nan_py(PyObject*, PyObject*) { return PyBool_FromLong(ag::anomaly_check_nan()); }
 
 static PyObject* g_stack_fn = nullptr;
 static std::string python_stack() {
@@ -563,6 +568,8 @@ void tl_init_autograd(MethodTables& t) {
   t.functions.emplace_back("", PyMethodDef{"is_inference_mode_enabled", is_inference_mode_py, METH_NOARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_anomaly_enabled", set_anomaly_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_is_anomaly_enabled", is_anomaly_py, METH_NOARGS, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"_set_anomaly_check_nan", set_anomaly_check_nan_py, METH_O, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"_is_anomaly_check_nan", is_anomaly_check_nan_py, METH_NOARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_stack_provider", set_stack_provider_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_make_function_node", make_function_node, METH_VARARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_history", set_history_py, METH_VARARGS, nullptr});

@@ -7,6 +7,7 @@
 #include "Objects.h"
 #include "PythonArgParser.h"
 #include "aten/Init.h"
+#include "aten/FlushDenormal.h"
 #include "aten/Parallel.h"
 #include "c10/Dispatcher.h"
 #include "c10/Library.h"
@@ -118,6 +119,11 @@ static PyObject* set_num_threads(PyObject*, PyObject* n) {
   TL_PY_END
 }
 static PyObject* get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(at::get_num_threads()); }
+static PyObject* set_flush_denormal(PyObject*, PyObject* mode) {
+  int on = PyObject_IsTrue(mode);
+  if (on < 0) return nullptr;
+  return PyBool_FromLong(at::set_flush_denormal(on == 1));
+}
 
 static PyObject* cpu_empty_cache(PyObject*, PyObject*) {
   c10::cpuEmptyCache();
@@ -166,6 +172,7 @@ static PyMethodDef module_methods[] = {
     {"_dispatch_key_bit", dispatch_key_bit, METH_O, nullptr},
     {"set_num_threads", set_num_threads, METH_O, nullptr},
     {"get_num_threads", get_num_threads, METH_NOARGS, nullptr},
+    {"set_flush_denormal", set_flush_denormal, METH_O, "flush denormal floats to zero on every intra-op thread"},
     {"_cpu_empty_cache", cpu_empty_cache, METH_NOARGS, nullptr},
     {"_cpu_cache_stats", cpu_cache_stats, METH_NOARGS, nullptr},
     {"_cpu_set_cache_limit", cpu_set_cache_limit, METH_O, nullptr},
