@@ -219,3 +219,4 @@ def test_parity_with_pytorch():
     for shape, perm in (((2, 3, 4), (2, 0, 1)), ((5, 6), (1, 0)), ((2, 3, 4, 5), (0, 2, 3, 1))):
         assert tl.empty(*shape).permute(*perm).dim_order() == torch.empty(*shape).permute(*perm).dim_order()
     assert (tl.has_lapack, tl.has_openmp) == (torch.has_lapack, torch.has_openmp)
+

@@ -339,3 +339,11 @@ def test_distance_parity():
     x = rand(2, 8, 3, 4)
     _grad_parity(lambda v: F.pixel_shuffle(v, 2), lambda v: PF.pixel_shuffle(v, 2), [x])
     _grad_parity(lambda v: F.pixel_unshuffle(v, 2), lambda v: PF.pixel_unshuffle(v, 2), [rand(2, 3, 4, 6)])
+
+
+def test_one_hot_on_meta():
+    idx = tl.tensor([[0, 1], [2, 0]]).to("meta")
+    r = tl.nn.functional.one_hot(idx, 5)
+    assert r.device.type == "meta" and tuple(r.shape) == (2, 2, 5) and r.dtype == tl.int64
+    with pytest.raises(RuntimeError, match="num_classes"):
+        tl.nn.functional.one_hot(idx)

@@ -34,6 +34,7 @@ class Sample:
     args: tuple
     kwargs: dict = field(default_factory=dict)
     desc: str = ""
+    meta: bool = True  # False: this sample's result shape depends on values (the op's other samples check Meta)
 
 
 @dataclass

@@ -457,7 +457,6 @@ OPS = [
                         "Long, Int"),
                    _err((np.ones(3, np.float32), np.array([1], I64)), {}, RuntimeError, "must be 2-D")]),
     OpInfo("nn.functional.embedding", np_f_embedding, f_embedding_samples, dtypes=FLOATING, method=False,
-           meta=False,  # max_norm renormalises rows by value
            tol={"float32": (1e-5, 1e-6)},
            errors=[_err((np.array([1], I64), np.ones((3, 2), np.float32)), {"padding_idx": 3}, AssertionError,
                         "Padding_idx must be within num_embeddings")]),

@@ -731,6 +731,12 @@ def pixel_unshuffle(input, downscale_factor):
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype != torchlike.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.device.type == "meta":
+        # No values to check or to infer the class count from (PyTorch's Meta behaviour).
+        if num_classes == -1:
+            raise RuntimeError("one_hot: num_classes must be given for a meta tensor: it cannot be inferred "
+                               "without values")
+        return _one_hot_mask(tensor, num_classes, torchlike.int64)
     if num_classes == -1:
         if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
