@@ -437,8 +437,9 @@ def _ctc_ref(lp, targets, in_len, tg_len, blank=0, reduction="mean", zero_infini
     lp = np.asarray(lp, F64)
     T, N, C = lp.shape
     losses = []
+    offsets = np.concatenate([[0], np.cumsum(tg_len)])
     for n in range(N):
-        labels = list(targets[n, :tg_len[n]])
+        labels = list(targets[n, :tg_len[n]]) if targets.ndim == 2 else list(targets[offsets[n]:offsets[n + 1]])
         ext = [blank]
         for l in labels:
             ext += [l, blank]
@@ -457,7 +458,8 @@ def _ctc_ref(lp, targets, in_len, tg_len, blank=0, reduction="mean", zero_infini
             alpha = new
         tail = alpha[-2:] if S >= 2 else alpha
         m = tail.max()
-        losses.append(-(m + np.log(np.exp(tail - m).sum())))
+        loss = -(m + np.log(np.exp(tail - m).sum())) if m > -np.inf else np.inf
+        losses.append(0.0 if zero_infinity and np.isinf(loss) else loss)
     losses = np.array(losses)
     if reduction == "mean":
         return (losses / np.maximum(np.asarray(tg_len), 1)).mean()
@@ -468,7 +470,16 @@ def _ctc_samples(dtype):
     x = make((6, 2, 4), dtype, -2, 2)
     lp = _log_softmax(x.astype(F64), 2).astype(x.dtype)
     targets = np.array([[1, 2, 2], [3, 1, 0]], np.int64)
-    return [Sample((lp, targets, [6, 5], [3, 2]), {"reduction": r}, desc=r) for r in LOSS_REDUCTIONS]
+    out = [Sample((lp, targets, [6, 5], [3, 2]), {"reduction": r}, desc=r) for r in LOSS_REDUCTIONS]
+    # 1-D concatenated int32 targets, an empty target, and blank=3.
+    out.append(Sample((lp, np.array([1, 2, 0], np.int32), [6, 4], [3, 0]), {"blank": 3, "reduction": "none"},
+                      desc="concatenated"))
+    # A target too long for its input: the loss is inf, or 0 with zero_infinity.
+    x3 = make((3, 2, 4), dtype, -2, 2, seed=3)
+    lp3 = _log_softmax(x3.astype(F64), 2).astype(x3.dtype)
+    out.append(Sample((lp3, np.array([[1, 1, 2], [2, 3, 0]], np.int64), [3, 3], [3, 2]),
+                      {"reduction": "sum", "zero_infinity": True}, desc="zero_infinity"))
+    return out
 
 
 def loss(name, ref, samples, dtypes=FLOAT_ONLY, errors=None, tol=None):
@@ -551,10 +562,18 @@ LOSSES = [
                      for s in _triplet_samples(dt)[:3]],
          errors=[ErrorCase((np.ones((2, 3), np.float32),) * 3, {"margin": 0.0}, ValueError,
                            "expected margin to be greater than 0")]),
-    OpInfo("nn.functional.ctc_loss", _ctc_ref, _ctc_samples, dtypes=FLOAT_ONLY, method=False, meta=False,
-         tol={"float32": (1e-4, 1e-5)},
+    OpInfo("nn.functional.ctc_loss", _ctc_ref, _ctc_samples, dtypes=FLOATING, method=False,
+         tol={"float32": (1e-4, 1e-5), "float16": (2e-3, 1e-2), "bfloat16": (2e-2, 5e-2)},
          errors=[ErrorCase((np.zeros((6, 2, 4), np.float32), np.array([[1, 2], [1, 1]], np.int64), [7, 5], [2, 2]),
-                           {}, RuntimeError, "Expected input_lengths to have value at most 6")]),
+                           {}, RuntimeError, "Expected input_lengths to have value at most 6"),
+                 ErrorCase((np.zeros((6, 2, 4), np.float32), np.array([[1, 4], [1, 1]], np.int64), [6, 5], [2, 2]),
+                           {}, RuntimeError, "target label 4 is out of range"),
+                 ErrorCase((np.zeros((6, 2, 4), np.float32), np.array([[1, 2], [1, 1]], np.int64), [6], [2, 2]),
+                           {}, RuntimeError, "input_lengths must be of size batch_size"),
+                 ErrorCase((np.zeros((6, 2, 4), np.float32), np.array([[1, 2], [1, 1]], np.int64), [6, 5], [2, 2]),
+                           {"blank": 4}, RuntimeError, "blank must be in label range"),
+                 ErrorCase((np.zeros((6, 2, 4), np.float32), np.array([[1, 2], [1, 1]], np.int64), [6, 5], [3, 2]),
+                           {}, RuntimeError, "Expected tensor to have size at least 3")]),
 ]
 
 

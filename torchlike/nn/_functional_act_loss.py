@@ -581,78 +581,43 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _reduce(torchlike.clamp(margin + d_pos - d_neg, min=0), reduction)
 
 
+def _lengths(v, name, batch):
+    if isinstance(v, torchlike.Tensor):
+        if v.dtype.is_floating_point or v.dtype == torchlike.bool:
+            raise RuntimeError(f"ctc_loss: {name} must be integral, got {v.dtype}")
+        if v.device.type == "meta":
+            raise RuntimeError(f"ctc_loss: {name} must hold values (got a meta tensor); pass a list of ints")
+        v = v.reshape(-1).tolist()
+    out = [int(x) for x in v]
+    if len(out) != batch:
+        raise RuntimeError(f"ctc_loss: {name} must be of size batch_size ({batch}), got {len(out)}")
+    return out
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
-    """Connectionist temporal classification: the forward (alpha) recursion in
-    log space over the blank-extended targets, one vectorised step per time
-    frame, so autograd gives the gradient. log_probs (T, N, C) or (T, C)."""
-    batched = log_probs.dim() == 3
-    lp = log_probs if batched else log_probs.unsqueeze(1)
-    T, N, C = lp.shape
-    in_len = [int(v) for v in (input_lengths.reshape(-1).tolist() if hasattr(input_lengths, "tolist")
-                               else list(input_lengths))]
-    tg_len = [int(v) for v in (target_lengths.reshape(-1).tolist() if hasattr(target_lengths, "tolist")
-                               else list(target_lengths))]
-    if len(in_len) != N or len(tg_len) != N:
-        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {N}")
-    if not 0 <= blank < C:
-        raise RuntimeError(f"ctc_loss: blank must be in label range, got {blank} for {C} classes")
-    tgt = targets if batched or targets.dim() == 2 else targets.unsqueeze(0)
-    losses = []
-    # "log 0" is a large finite negative: with -inf, logsumexp's backward over
-    # an all -inf column is exp(-inf - -inf) = nan and poisons the gradient.
-    neg_inf = -1e30
-    offset = 0
-    for n in range(N):
-        Tn, Ln = in_len[n], tg_len[n]
-        if Tn > T or Tn < 0:
-            raise RuntimeError(f"ctc_loss: Expected input_lengths to have value at most {T}, but got value {Tn}")
-        if tgt.dim() == 2:
-            labels = [int(v) for v in tgt[n, :Ln].tolist()]
-        else:  # concatenated 1-D targets
-            labels = [int(v) for v in tgt[offset:offset + Ln].tolist()]
-            offset += Ln
-        if any(l < 0 or l >= C or l == blank for l in labels):
-            raise RuntimeError("ctc_loss: target labels must be in [0, C) and differ from blank")
-        ext = [blank]
-        for l in labels:
-            ext += [l, blank]
-        S = len(ext)
-        idx = torchlike.tensor(ext, dtype=torchlike.int64)
-        sel = _one_hot_mask(idx, C, lp.dtype)                     # (S, C) picks each extended label
-        # A skip from s-2 to s is allowed when ext[s] is a label different from ext[s-2].
-        skip_ok = [s >= 2 and ext[s] != blank and ext[s] != ext[s - 2] for s in range(S)]
-        skip_mask = torchlike.tensor([0.0 if ok else neg_inf for ok in skip_ok], dtype=lp.dtype)
-        init = torchlike.tensor([0.0 if s < 2 else neg_inf for s in range(S)], dtype=lp.dtype)
-        ninf1 = torchlike.full((1,), neg_inf, dtype=lp.dtype)
-        ninf2 = torchlike.full((2,), neg_inf, dtype=lp.dtype)
-        alpha = None
-        for t in range(Tn):
-            emit = (sel * lp[t, n].unsqueeze(0)).sum(1)               # (S,)
-            if alpha is None:
-                alpha = init + emit
-                continue
-            prev1 = torchlike.cat([ninf1, alpha[:-1]])
-            prev2 = torchlike.cat([ninf2, alpha[:-2]]) + skip_mask if S > 2 else ninf1.expand(S)
-            alpha = torchlike.logsumexp(torchlike.stack([alpha, prev1, prev2]), 0) + emit
-        if alpha is None:
-            nll = torchlike.full((), 0.0 if S == 1 else float("inf"), dtype=lp.dtype)
-        else:
-            tail = alpha[-2:] if S >= 2 else alpha
-            nll = -torchlike.logsumexp(tail, 0)
-        # Unreachable alignments (targets too long for the input) give inf, as in PyTorch.
-        nll = torchlike.where(nll > 1e29, torchlike.full_like(nll, float("inf")), nll)
-        if zero_infinity:
-            nll = torchlike.where(torchlike.isinf(nll), torchlike.zeros_like(nll), nll)
-        losses.append(nll)
-    loss = torchlike.stack(losses)
-    if reduction == "mean":
-        lens = torchlike.tensor([max(l, 1) for l in tg_len], dtype=lp.dtype)
-        return (loss / lens).mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction != "none":
+    """Connectionist temporal classification loss. log_probs (T, N, C) or (T, C);
+    targets (N, S) padded, or 1-D concatenated. The per-sequence losses and
+    their gradient come from the _ctc_loss kernels (alpha/beta recursions);
+    'mean' divides each by its target length (at least 1) and averages."""
+    if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    return loss if batched else loss.reshape(())
+    batched = log_probs.dim() == 3
+    if not batched and log_probs.dim() != 2:
+        raise RuntimeError(f"ctc_loss: expected log_probs of shape (T, N, C) or (T, C), got {log_probs.dim()}-D")
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    tgt = targets if batched else targets.unsqueeze(0)
+    n = lp.shape[1]
+    in_len = _lengths(input_lengths, "input_lengths", n)
+    tg_len = _lengths(target_lengths, "target_lengths", n)
+    nll, _ = torchlike._ctc_loss(lp, tgt, in_len, tg_len, blank, zero_infinity)
+    if zero_infinity:
+        nll = torchlike.where(nll == float("inf"), torchlike.zeros_like(nll), nll)
+    if reduction == "mean":
+        lens = torchlike.tensor([max(v, 1) for v in tg_len], dtype=nll.dtype, device=nll.device)
+        return (nll / lens).mean()
+    if reduction == "sum":
+        return nll.sum()
+    return nll if batched else nll.reshape(())
 
 
 # ---------------------------------------------------------------- distances
