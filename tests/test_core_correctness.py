@@ -445,3 +445,35 @@ def test_zero_division_is_reported_to_its_own_call():
     for t in ts:
         t.join()
     assert not errors and not wrong
+
+
+# A Python number where the schema says Tensor: accepted only where PyTorch has a
+# Scalar overload or its own number list (csrc/python/NumberArgs.h), a TypeError elsewhere.
+NUMBER_FOR_TENSOR = [
+    ("equal", False), ("maximum", False), ("minimum", False), ("atan2", False), ("dot", False), ("hypot", False),
+    ("add", True), ("sub", True), ("mul", True), ("div", True), ("pow", True), ("eq", True), ("lt", True),
+    ("fmod", True), ("remainder", True), ("xlogy", True), ("bitwise_and", True), ("copysign", True),
+]
+
+
+@pytest.mark.parametrize("name,accepted", NUMBER_FOR_TENSOR)
+def test_python_number_for_tensor_argument(name, accepted):
+    x = tl.tensor([1, 2, 3]) if name == "bitwise_and" else tl.tensor([1.0, 2.0, 3.0])
+    fn = getattr(tl, name)
+    if accepted:
+        assert isinstance(fn(x, 2), tl.Tensor)
+    else:
+        with pytest.raises(TypeError, match="must be Tensor"):
+            fn(x, 2)
+
+
+@pytest.mark.parametrize("name,accepted", NUMBER_FOR_TENSOR)
+def test_python_number_for_tensor_argument_matches_pytorch(name, accepted):
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([1, 2, 3]) if name == "bitwise_and" else torch.tensor([1.0, 2.0, 3.0])
+    try:
+        getattr(torch, name)(x, 2)
+        ok = True
+    except TypeError:
+        ok = False
+    assert ok == accepted

@@ -2,6 +2,9 @@
 
 #include <cstring>
 #include <sstream>
+#include <string>
+#include <unordered_map>
+#include "NumberArgs.h"
 #include "aten/native/Copy.h"
 
 namespace tl::python {
@@ -235,6 +238,18 @@ static PyObject* default_object(const FunctionParameter& p, const std::string& d
   return PyLong_FromLongLong(std::stoll(d));
 }
 
+// Argument positions where a Python number may stand for a Tensor: those
+// where PyTorch has a Scalar overload (NumberArgs.h says why and how it is made).
+static uint64_t number_arg_positions(const std::string& name) {
+  static const std::unordered_map<std::string, uint64_t> table = [] {
+    std::unordered_map<std::string, uint64_t> m;
+    for (const NumberArgs& e : kNumberArgs) m.emplace(e.op, e.positions);
+    return m;
+  }();
+  auto it = table.find(name);
+  return it == table.end() ? 0 : it->second;
+}
+
 FunctionSignature::FunctionSignature(const std::string& fmt, bool is_method) : method(is_method) {
   size_t open = fmt.find('(');
   name = fmt.substr(0, open);
@@ -279,7 +294,11 @@ FunctionSignature::FunctionSignature(const std::string& fmt, bool is_method) : m
       if (d == "None") fp.optional = true;
       fp.default_obj = default_object(fp, d);
     }
-    fp.allow_number = fp.type == ParamType::Tensor && !(params.empty());
+    if (fp.type == ParamType::Tensor && !params.empty()) {
+      uint64_t pos = number_arg_positions(name);
+      size_t index = params.size();  // the schema position: self is params[0] for methods too
+      fp.allow_number = (pos >> 63) || (index < 63 && ((pos >> index) & 1));
+    }
     fp.py_name = PyUnicode_InternFromString(fp.name.c_str());
     if (!(method && params.empty())) {
       if (!shown.empty()) shown += ", ";
