@@ -623,16 +623,17 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 # ---------------------------------------------------------------- distances
 
 def pdist(input, p=2.0):
-    """Distances between the rows of an (N, M) input, i < j, row-major."""
+    """Distances between the rows of an (N, M) input, i < j, row-major: the
+    pairs come from triu_indices, so it is one gather and one norm."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     N = input.shape[0]
-    parts = [torchlike.norm(input[i + 1:] - input[i], p, dim=1) for i in range(N - 1)]
-    if not parts:
-        return torchlike.empty((0,), dtype=input.dtype)
-    return torchlike.cat(parts)
+    if N < 2:
+        return torchlike.empty((0,), dtype=input.dtype, device=input.device)
+    i, j = torchlike.triu_indices(N, N, 1, device=input.device)
+    return torchlike.norm(input.index_select(0, i) - input.index_select(0, j), p, dim=1)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
