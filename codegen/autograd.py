@@ -184,6 +184,9 @@ class AutogradInfo:
     # backward raises naming the op (PyTorch's not-implemented fallback).
     not_implemented: bool = False
     self_edge: int = 0                                # in-place: edge of the written tensor
+    # tags: [inplace_view] (transpose_, squeeze_ ...): self changes geometry,
+    # not values; its history is set, not rebased onto a view's base.
+    inplace_view: bool = False
     out_args: list = field(default_factory=list)      # out=: the written tensors, checked with diff_args
     out_error_name: str = ""                          # out=: how the error names the op
 
@@ -314,6 +317,7 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
             raise UnsupportedOperator("an in-place operator needs a Tensor argument `self` with no Tensor[] "
                                       "argument before it")
         info.self_edge = names.index("self")
+        info.inplace_view = "inplace_view" in f.tags
     if not f.derivatives:
         info.not_implemented = True
         info.node = "NotImplemented"
@@ -359,6 +363,13 @@ def autograd_info(op, op_names: set[str], helpers: set[str] | None = None,
             if _is_tensor(arg.type):
                 if uses_only_sizes(text, name) and name not in saved_t:
                     saved_m.add(name)
+                elif info.inplace_view and arg.is_write:
+                    # Saved whole before the call, its version would be stale
+                    # by backward; its old geometry is all such a formula needs.
+                    raise UnsupportedOperator(f"formula for '{a.name}' reads {name!r} beyond its metadata "
+                                              "(sizes(), strides(), storage_offset() ...); an inplace_view "
+                                              "operator's formula may read only the old geometry of the tensor "
+                                              "it changes")
                 else:
                     # In-place ops overwrite self: save a copy of its old value.
                     clone = op.kind == "inplace" and arg.is_write

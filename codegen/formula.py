@@ -51,7 +51,8 @@ NOT_POINTWISE_FUNCTIONS = {
 CONSTANTS = frozenset({"true", "false", "M_PI", "M_LN2", "M_LN10", "INFINITY", "NAN"})
 
 # `x.<method>()` calls that only need x's metadata, so autograd can save that instead of x.
-METADATA_METHODS = frozenset({"sizes", "sym_sizes", "dim", "scalar_type", "options", "numel"})
+METADATA_METHODS = frozenset({"sizes", "sym_sizes", "dim", "scalar_type", "options", "numel", "strides",
+                              "storage_offset"})
 
 # C++ words that legitimately appear bare in derivative formulas, e.g. static_cast<double>(x).
 CXX_WORDS = frozenset({"static_cast", "double", "float", "int64_t", "bool", "nullptr", "auto", "this"})

@@ -132,6 +132,14 @@ void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, size_t
   regenerate_view_grad_fn(m, t);
 }
 
+void set_inplace_view_history(const TensorBase& t, const std::shared_ptr<Node>& fn) {
+  set_history(t, fn, 0);
+  // The op bumped the shared version; without this the view's fresh grad_fn
+  // would look stale and be replaced by an as_strided replay of the base.
+  AutogradMeta* m = get_autograd_meta(t);
+  if (m->is_view) m->view_version = t._version();
+}
+
 c10::DispatchKeySet autograd_keys() { return c10::DispatchKeySet::functionality(c10::Functionality::Autograd); }
 
 bool is_grad_enabled() { return !c10::tlsLocalDispatchKeySet().excluded.has(c10::DispatchKey::AutogradCPU); }

@@ -86,6 +86,12 @@ void check_inplace(const TensorBase& t, const char* op);
 // regenerated from it.
 void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, size_t self_edge = 0);
 
+// After an in-place view op (transpose_, squeeze_, as_strided_ ...) on `t`
+// recorded as `fn`: t's values did not change, only its geometry, so fn
+// becomes t's own history even when t is a view (PyTorch does the same); a
+// view keeps its base, and its history counts as current for its new version.
+void set_inplace_view_history(const TensorBase& t, const std::shared_ptr<Node>& fn);
+
 // Grad mode is the absence of the autograd keys from the TLS exclude set.
 bool is_grad_enabled();
 void set_grad_enabled(bool enabled);

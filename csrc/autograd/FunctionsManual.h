@@ -45,11 +45,22 @@ namespace torchlike::autograd {
 // scalar_type()/options() on it.
 struct SavedMeta {
   c10::DimVector sizes_;
+  // Strides and offset: the geometry an in-place view op (as_strided_) had
+  // before it changed it, which its backward maps the gradient back onto.
+  c10::DimVector strides_;
+  int64_t storage_offset_ = 0;
   at::ScalarType dtype_ = at::ScalarType::Undefined;
   at::Device device_;
   SavedMeta() = default;
-  explicit SavedMeta(const at::TensorBase& t) : sizes_(t.sizes()), dtype_(t.scalar_type()), device_(t.device()) {}
+  explicit SavedMeta(const at::TensorBase& t)
+      : sizes_(t.sizes()),
+        strides_(t.strides()),
+        storage_offset_(t.storage_offset()),
+        dtype_(t.scalar_type()),
+        device_(t.device()) {}
   at::IntArrayRef sizes() const { return sizes_; }
+  at::IntArrayRef strides() const { return strides_; }
+  int64_t storage_offset() const { return storage_offset_; }
   at::IntArrayRef sym_sizes() const { return sizes_; }
   int64_t dim() const { return (int64_t)sizes_.size(); }
   int64_t numel() const {
