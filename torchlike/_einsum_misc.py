@@ -8,11 +8,15 @@ from itertools import accumulate as _accumulate
 
 import torchlike as _tl
 from torchlike import _C
+from torchlike._creation import _with_requires_grad
 
 __all__ = ["einsum", "nuclear_norm", "unravel_index", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
-           "affine_grid_generator", "embedding_bag"]
+           "affine_grid_generator", "embedding_bag", "empty_permuted"]
 
 _einsum = _C._VariableFunctions.einsum
+
+# PyTorch's factories take requires_grad=, which is not part of the schema.
+empty_permuted = _with_requires_grad("empty_permuted")
 
 
 def _sublist_label(n):
@@ -158,13 +162,16 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Reduces bags of embedding rows (mode 0 sum, 1 mean, 2 max) and returns
     PyTorch's four outputs: (output, offset2bag, bag_size, max_indices).
-    offset2bag is each index's bag (empty for sum without padding_idx, as
-    PyTorch skips it there); bag_size counts each bag's non-padding entries
+    offset2bag is each index's bag (empty where PyTorch's CPU fast path
+    skips it: sum, no padding_idx, float32/16-bit weight); bag_size counts each bag's non-padding entries
     (zeros for sum); max_indices is the arg-max row per bag and column for
     max, bag_size for mean and zeros for sum. Indices equal to padding_idx are
     left out; an empty bag gives zeros. The gradient reaches weight through
     embedding() (so scale_grad_by_freq and padding_idx act as there) and
-    per_sample_weights through the product."""
+    per_sample_weights through the product. With include_last_offset the
+    last offset ends the last bag (PyTorch's documented CSR contract, where it
+    equals len(indices); PyTorch's kernels disagree with each other when it
+    is smaller)."""
     if weight.dim() != 2:
         raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     _check_dtype(indices, (_tl.int64, _tl.int32), 1, "indices")
@@ -221,7 +228,9 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     rows = _tl.embedding(weight, idx, pad, scale_grad_by_freq, sparse)  # (n, d)
     keep_col = keep.unsqueeze(1)
     counts = _tl.zeros(nbags, dtype=_tl.int64, device=dev).index_add(0, bag_index, keep.to(_tl.int64))
-    zeros_bags = _tl.zeros(nbags, dtype=index_t, device=dev)
+    # (sum mode's placeholder bag_size / max_indices have one entry per
+    # offset, as PyTorch's, include_last_offset's extra one included)
+    zeros_bags = _tl.zeros(offs.shape[0], dtype=index_t, device=dev)
     if mode == 2:
         output, max_rows = _bag_max(rows, idx, keep_col, bag_index, nbags, n, d)
         max_indices = max_rows.to(index_t)
@@ -236,7 +245,10 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         else:
             max_indices = zeros_bags
     bag_size = zeros_bags if mode == 0 else counts.to(index_t)
-    if mode == 0 and pad < 0:
+    # PyTorch's CPU "fast path" (sum without padding_idx over a float32 /
+    # float16 / bfloat16 weight with unit-stride rows) never fills offset2bag.
+    if mode == 0 and pad < 0 and weight.dtype in (_tl.float32, _tl.float16, _tl.bfloat16) and \
+            (d <= 1 or weight.stride(1) == 1):
         offset2bag = _tl.zeros(0, dtype=index_t, device=dev)
     else:
         offset2bag = bag_of.to(index_t)
