@@ -58,6 +58,8 @@ EQUATIONS = [
     (" i j , j k -> k i ", [(3, 4), (4, 5)]),          # spaces are ignored
     ("ij,kj->ik", [(0, 4), (3, 4)]),                  # empty operand
     ("ij,jk->ik", [(3, 0), (0, 5)]),                  # empty contraction: zeros
+    ("bij,bjk->bik", [(2, 8, 9), (2, 9, 7)]),          # large enough for the bmm path (small ones: mul + mv)
+    ("bij,bkj->bki", [(3, 9, 10), (3, 6, 10)]),
 ]
 
 
@@ -161,7 +163,7 @@ def test_einsum_call_form_errors():
 
 GRAD_EQS = [("ij,jk->ik", [(3, 4), (4, 2)]), ("ii->i", [(3, 3)]), ("...ij,...jk", [(2, 3, 4), (4, 2)]),
             ("bij,bkj->bik", [(2, 3, 4), (2, 2, 4)]), ("i,i->", [(4,), (4,)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
-            ("ijj->i", [(2, 3, 3)]), ("ij,j->i", [(3, 4), (1,)])]
+            ("ijj->i", [(2, 3, 3)]), ("ij,j->i", [(3, 4), (1,)]), ("bij,bjk->bik", [(2, 7, 6), (2, 6, 8)])]
 
 
 @pytest.mark.parametrize("eq,shapes", GRAD_EQS, ids=[e for e, _ in GRAD_EQS])

@@ -26,6 +26,7 @@ def _cast_ref(fn):
 
 def _einsum_samples(d):
     return [Sample(("ij,jk->ik", make((3, 4), d), make((4, 5), d, seed=1)), {}, "matmul"),
+            Sample(("ij,kj->ki", make((9, 10), d), make((5, 10), d, seed=1)), {}, "matmul through bmm"),
             Sample(("bij,bkj", make((2, 3, 4), d), make((2, 2, 4), d, seed=1)), {}, "batched, implicit output"),
             Sample(("ii->i", make((4, 4), d)), {}, "diagonal"),
             Sample(("...ij->...ji", make((2, 3, 4), d)), {}, "ellipsis transpose"),

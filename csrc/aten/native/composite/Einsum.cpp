@@ -32,6 +32,8 @@
 #include "ops/einsum.h"
 #include "ops/movedim.h"
 #include "ops/mul.h"
+#include "ops/mv.h"
+#include "ops/ones.h"
 #include "ops/permute.h"
 #include "ops/reshape.h"
 #include "ops/sum.h"
@@ -43,6 +45,9 @@ namespace {
 constexpr int kLetters = 26;
 constexpr int kLabels = 2 * kLetters;  // [A-Z] then [a-z]
 constexpr int kEllipsis = kLabels;     // marks "..." in an operand's label list
+// Per-batch-entry flops (left x summed x right) below which a pairwise
+// product is done by mul + sum rather than bmm.
+constexpr int64_t kSmallProduct = 256;
 
 int label_index(unsigned char c) { return std::isupper(c) ? c - 'A' : c - 'a' + kLetters; }
 char index_label(int s) { return static_cast<char>(s < kLetters ? 'A' + s : 'a' + (s - kLetters)); }
@@ -81,6 +86,29 @@ TensorBase sumproduct_pair(TensorBase left, TensorBase right, const std::vector<
       right_only.push_back(i);
       right_size *= right.sizes()[i];
     }
+  }
+
+  // Tiny products (such as many short dot products, 'bi,bi->b'): one BLAS
+  // call per batch entry costs more than the arithmetic, so multiply
+  // elementwise and sum instead (the temporary is as large as the flop
+  // count). Not for 16-bit floats, whose products bmm accumulates in float32
+  // before rounding, nor bool, which bmm rejects as PyTorch's does.
+  const ScalarType t = left.scalar_type();
+  if (left_size * sum_size * right_size <= kSmallProduct && sum_size > 0 && t == right.scalar_type() &&
+      t != ScalarType::Bool && t != ScalarType::Half && t != ScalarType::BFloat16) {
+    // The sum runs as one matrix-vector product with a vector of ones over
+    // the product seen as (kept, summed): BLAS streams it, where a reduction
+    // over a short inner dim has per-output overhead.
+    TensorBase product = at::_ops::mul(left, right);
+    std::vector<int64_t> perm, kept_shape;
+    for (int64_t i = 0; i < ndim; ++i)
+      if (!summed[i]) perm.push_back(i);
+    perm.insert(perm.end(), sum_dims.begin(), sum_dims.end());
+    for (int64_t i = 0; i < ndim; ++i) kept_shape.push_back(summed[i] ? 1 : product.sizes()[i]);
+    const int64_t flat_shape[2] = {-1, sum_size};
+    TensorBase flat = at::_ops::reshape(at::_ops::permute(product, perm), IntArrayRef(flat_shape, 2));
+    TensorBase ones = at::_ops::ones(IntArrayRef(&sum_size, 1), t, std::nullopt, product.device(), std::nullopt);
+    return at::_ops::reshape(at::_ops::mv(flat, ones), kept_shape);
   }
 
   // left -> (both, left_only, summed [, right_only: all size 1]) -> (B, L, S)
