@@ -14,7 +14,8 @@
 //     only one of the two operands still has, and that no later operand
 //     needs, is summed out of it first; the pair is then multiplied and its
 //     shared contraction dims summed in one bmm over (batch, left, sum) x
-//     (batch, sum, right) reshapes, so BLAS does the work.
+//     (batch, sum, right) reshapes, so BLAS does the work (tiny per-batch
+//     products: an elementwise product summed by one gemv with ones).
 //  4. The contraction dims left (size 1 by then) are dropped, or, for a single
 //     operand, summed.
 // Everything goes through differentiable dispatcher ops, so autograd (second
