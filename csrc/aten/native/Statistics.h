@@ -47,7 +47,7 @@ struct LogCumSumExp {
 // value outside [e_0, e_last] (NaN included). With `uniform` edges (made by
 // linspace from an int bin count), a linear guess is corrected by walking to
 // the neighbouring edges, so the answer always agrees with the stored edges;
-// otherwise a binary search (upper bound) over the edges.
+// otherwise a binary search over the edges.
 template <class T, class Op>
 TL_HOST_DEVICE inline int64_t histogram_bin(T x, const T* edges, int64_t n_edges, bool uniform) {
   const Op v = static_cast<Op>(x);
@@ -62,13 +62,15 @@ TL_HOST_DEVICE inline int64_t histogram_bin(T x, const T* edges, int64_t n_edges
     while (pos > 0 && v < static_cast<Op>(edges[pos])) --pos;
     while (pos < n_bins && v >= static_cast<Op>(edges[pos + 1])) ++pos;
   } else {
-    int64_t a = 0, b = n_edges;  // first edge > v, minus one
-    while (a < b) {
-      int64_t mid = a + (b - a) / 2;
-      if (static_cast<Op>(edges[mid]) <= v) a = mid + 1;
-      else b = mid;
+    // The last edge <= v (edges[0] <= v holds here): a branch-free halving
+    // search, since which half a random value falls in is unpredictable.
+    int64_t a = 0, len = n_edges;
+    while (len > 1) {
+      const int64_t half = len / 2;
+      a = static_cast<Op>(edges[a + half]) <= v ? a + half : a;
+      len -= half;
     }
-    pos = a - 1;
+    pos = a;
   }
   return pos >= n_bins ? n_bins - 1 : pos;  // v == last edge: the closed last bin
 }
