@@ -66,6 +66,7 @@ from torchlike._nn_act_loss import *  # noqa: E402,F401,F403  nn names PyTorch a
 from torchlike import special  # noqa: E402,F401
 from torchlike._aliases import *  # noqa: E402,F401,F403  aliases and thin compositions (absolute, fmax, windows, ...)
 from torchlike._legacy_api import *  # noqa: E402,F401,F403  build facts, settings, deprecated forms, Tensor.new/cuda/...
+from torchlike._random_dists import *  # noqa: E402,F401,F403  normal's requires_grad= and dtype= with out=
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
 
 

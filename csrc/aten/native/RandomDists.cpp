@@ -4,6 +4,7 @@
 #include "RandomDists.h"
 #include <cmath>
 #include "../TensorIterator.h"
+#include "Copy.h"
 #include "Factory.h"
 #include "ops/binomial.h"
 #include "ops/cauchy.h"
@@ -36,6 +37,13 @@ DimVector multinomial_check(const TensorBase& self, int64_t num_samples, bool re
   if (self.dim() == 2) sizes.push_back(self.sizes()[0]);
   sizes.push_back(num_samples);
   return sizes;
+}
+
+std::optional<double> wrapped_number_value(const TensorBase& t) {
+  if (!t.defined() || !t.unsafeGetTensorImpl()->is_wrapped_number()) return std::nullopt;
+  TensorBase d = make_empty(IntArrayRef(), TensorOptions(ScalarType::Double));
+  copy_into(d, t);
+  return *static_cast<const double*>(d.data_ptr());
 }
 
 NormalPlan normal_plan(const TensorBase* mean, const TensorBase* std) {
@@ -115,7 +123,8 @@ TensorBase normal_float_tensor_meta(double, const TensorBase& std, const std::op
 }
 
 TensorBase normal_tensor_tensor_meta(const TensorBase& mean, const TensorBase& std,
-                                     const std::optional<c10::Generator>&) {
+                                     const std::optional<c10::Generator>& generator) {
+  if (auto v = wrapped_number_value(std)) return normal_tensor_float_meta(mean, *v, generator);
   NormalPlan plan = normal_plan(&mean, &std);
   return make_empty(plan.sizes, TensorOptions(plan.dtype, mean.device()));
 }

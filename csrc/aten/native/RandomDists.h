@@ -164,6 +164,10 @@ struct NormalPlan {
 };
 NormalPlan normal_plan(const TensorBase* mean, const TensorBase* std);
 void check_normal_std(double std);
+// The value of a Python number the argument parser wrapped as a tensor (so
+// normal(t, 2.0), which matches normal(Tensor, Tensor) first, behaves as
+// normal(Tensor, float)); nullopt for a real tensor.
+std::optional<double> wrapped_number_value(const TensorBase& t);
 void check_exponential(const TensorBase& self, double lambd);
 void check_cauchy(const TensorBase& self, double sigma);
 void check_geometric(const TensorBase& self, double p);

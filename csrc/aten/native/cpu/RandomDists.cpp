@@ -275,6 +275,7 @@ TensorBase normal_float_tensor_cpu(double mean, const TensorBase& std, const std
 
 TensorBase normal_tensor_tensor_cpu(const TensorBase& mean, const TensorBase& std,
                                     const std::optional<c10::Generator>& generator) {
+  if (auto v = wrapped_number_value(std)) return normal_sample(&mean, 0.0, nullptr, *v, generator);
   return normal_sample(&mean, 0.0, &std, 0.0, generator);
 }
 
