@@ -157,11 +157,19 @@ TensorBase multinomial_cpu(const TensorBase& self, int64_t num_samples, bool rep
   const int64_t draws = rows * (replacement ? num_samples : cats);
   const auto reserved = g->reserve((uint64_t)((draws + 1) / 2));
   const uint64_t seed = reserved.seed, base = reserved.offset;
-  auto uniform_of = [seed, base](int64_t i) {
+  // Consecutive draws share a counter: each worker keeps its last block.
+  struct DrawCache {
+    uint64_t ctr = ~(uint64_t)0;
     uint32_t r[4];
-    Philox4x32::block(seed, 0, base + (uint64_t)(i / 2), r);
+  };
+  auto uniform_of = [seed, base](DrawCache& cache, int64_t i) {
+    uint64_t ctr = base + (uint64_t)(i / 2);
+    if (ctr != cache.ctr) {
+      Philox4x32::block(seed, 0, ctr, cache.r);
+      cache.ctr = ctr;
+    }
     int h = (int)(i % 2);
-    return uniform_open_double(r[2 * h], r[2 * h + 1]);
+    return uniform_open_double(cache.r[2 * h], cache.r[2 * h + 1]);
   };
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, cats + num_samples));
   if (replacement) {
@@ -171,6 +179,7 @@ TensorBase multinomial_cpu(const TensorBase& self, int64_t num_samples, bool rep
     // exceed anything: it is never drawn.
     parallel_for(0, rows, grain, [&](int64_t rb, int64_t re) {
       std::vector<double> cdf(cats);
+      DrawCache cache;
       for (int64_t r = rb; r < re; ++r) {
         const double* row = wp + r * cats;
         double acc = 0;
@@ -181,7 +190,7 @@ TensorBase multinomial_cpu(const TensorBase& self, int64_t num_samples, bool rep
           if (row[j] > 0) last_positive = j;
         }
         for (int64_t s = 0; s < num_samples; ++s) {
-          double target = uniform_of(r * num_samples + s) * acc;
+          double target = uniform_of(cache, r * num_samples + s) * acc;
           int64_t k = std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin();
           op[r * num_samples + s] = k < cats ? k : last_positive;  // u * acc rounded up to acc
         }
@@ -195,11 +204,12 @@ TensorBase multinomial_cpu(const TensorBase& self, int64_t num_samples, bool rep
     parallel_for(0, rows, grain, [&](int64_t rb, int64_t re) {
       std::vector<double> key(cats);
       std::vector<int64_t> idx(cats);
+      DrawCache cache;
       for (int64_t r = rb; r < re; ++r) {
         const double* row = wp + r * cats;
         const double inv_total = 1.0 / totals[r];  // keys stay finite whatever the weights' scale
         for (int64_t j = 0; j < cats; ++j) {
-          double e = -std::log(uniform_of(r * cats + j));
+          double e = -std::log(uniform_of(cache, r * cats + j));
           key[j] = row[j] * inv_total / e;
         }
         int64_t* dst = op + r * num_samples;
@@ -223,7 +233,8 @@ TensorBase multinomial_cpu(const TensorBase& self, int64_t num_samples, bool rep
 namespace {
 // mean + std * z with z standard normal, the parameters broadcast; either
 // parameter may be a number (its tensor pointer null). Standard normals come
-// in Box-Muller pairs from 53-bit uniforms, two elements per counter.
+// in Box-Muller pairs: from 53-bit uniforms in double for float64 (two
+// elements per counter), from 24-bit uniforms in float otherwise (four).
 TensorBase normal_sample(const TensorBase* mean, double mean_v, const TensorBase* std, double std_v,
                          const std::optional<c10::Generator>& generator) {
   NormalPlan plan = normal_plan(mean, std);
@@ -245,21 +256,43 @@ TensorBase normal_sample(const TensorBase* mean, double mean_v, const TensorBase
     TL_CHECK(ok, "normal expects all elements of std >= 0.0");
   }
   TL_DISPATCH_FLOATING_TYPES(plan.dtype, "normal", [&] {
-    fill_logical(out, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
-      scalar_t* o = static_cast<scalar_t*>(p);
-      parallel_for(0, (n + 1) / 2, kGrainSize / 32, [&](int64_t b, int64_t e) {
-        for (int64_t c = b; c < e; ++c) {
-          uint32_t r[4];
-          Philox4x32::block(seed, 0, base + (uint64_t)c, r);
-          double z[2];
-          box_muller(uniform_open_double(r[0], r[1]), uniform_open_double(r[2], r[3]), z[0], z[1]);
-          for (int64_t h = 0; h < 2 && 2 * c + h < n; ++h) {
-            int64_t i = 2 * c + h;
-            o[i] = (scalar_t)((mp ? mp[i] : mean_v) + (sp ? sp[i] : std_v) * z[h]);
+    auto param = [](const double* v, double dflt, int64_t i) { return v ? v[i] : dflt; };
+    if constexpr (std::is_same<scalar_t, double>::value) {
+      fill_logical(out, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+        double* o = static_cast<double*>(p);
+        parallel_for(0, (n + 1) / 2, kGrainSize / 32, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            uint32_t r[4];
+            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
+            double z[2];
+            box_muller(uniform_open_double(r[0], r[1]), uniform_open_double(r[2], r[3]), z[0], z[1]);
+            for (int64_t h = 0; h < 2 && 2 * c + h < n; ++h) {
+              int64_t i = 2 * c + h;
+              o[i] = param(mp, mean_v, i) + param(sp, std_v, i) * z[h];
+            }
           }
-        }
+        });
       });
-    });
+    } else {
+      // float/half/bfloat16: float Box-Muller on 24-bit uniforms, four
+      // elements per counter (as normal_), rounded once at the end.
+      fill_logical(out, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+        scalar_t* o = static_cast<scalar_t*>(p);
+        parallel_for(0, (n + 3) / 4, kGrainSize / 32, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            uint32_t r[4];
+            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
+            float z[4];
+            box_muller(uniform_open_float(r[0]), uniform_open_float(r[1]), z[0], z[1]);
+            box_muller(uniform_open_float(r[2]), uniform_open_float(r[3]), z[2], z[3]);
+            for (int64_t h = 0; h < 4 && 4 * c + h < n; ++h) {
+              int64_t i = 4 * c + h;
+              o[i] = (scalar_t)((float)param(mp, mean_v, i) + (float)param(sp, std_v, i) * z[h]);
+            }
+          }
+        });
+      });
+    }
   });
   return out;
 }
