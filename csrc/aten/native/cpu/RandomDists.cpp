@@ -136,20 +136,30 @@ TensorBase multinomial_cpu(const TensorBase& self, int64_t num_samples, bool rep
   TensorBase w = as_double_buffer(self, self.sizes());
   const double* wp = static_cast<const double*>(w.data_ptr());
   // Every weight must be finite and >= 0 and every row must have a positive
-  // sum (PyTorch's checks); a serial pass so the error is raised here, not
-  // inside a worker.
+  // sum (PyTorch's checks, the first one over the whole tensor before the
+  // second). Rows are checked in parallel and the errors raised here, outside
+  // the workers.
+  const int64_t check_grain = std::max<int64_t>(1, kGrainSize / cats);
   std::vector<double> totals(rows);
-  for (int64_t r = 0; r < rows; ++r) {
-    const double* row = wp + r * cats;
-    double sum = 0;
-    for (int64_t j = 0; j < cats; ++j) {
-      double x = row[j];
-      TL_CHECK(std::isfinite(x) && x >= 0, "probability tensor contains either `inf`, `nan` or element < 0");
-      sum += x;
+  std::vector<char> row_state(rows);  // 0 fine, 1 bad weight, 2 sum <= 0
+  parallel_for(0, rows, check_grain, [&](int64_t rb, int64_t re) {
+    for (int64_t r = rb; r < re; ++r) {
+      const double* row = wp + r * cats;
+      double sum = 0;
+      bool ok = true;
+      for (int64_t j = 0; j < cats; ++j) {
+        double x = row[j];
+        ok &= std::isfinite(x) && x >= 0;
+        sum += x;
+      }
+      totals[r] = sum;
+      row_state[r] = !ok ? 1 : sum > 0 ? 0 : 2;
     }
-    TL_CHECK(sum > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
-    totals[r] = sum;
-  }
+  });
+  TL_CHECK(std::find(row_state.begin(), row_state.end(), 1) == row_state.end(),
+           "probability tensor contains either `inf`, `nan` or element < 0");
+  TL_CHECK(std::find(row_state.begin(), row_state.end(), 2) == row_state.end(),
+           "invalid multinomial distribution (sum of probabilities <= 0)");
   int64_t* op = static_cast<int64_t*>(out.data_ptr());
   c10::GeneratorImpl* g = cpu_generator(generator);
   // Draw i of the op (sample s of row r when replacing, category j of row r
