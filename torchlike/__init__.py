@@ -65,6 +65,7 @@ from torchlike import accelerator, backends, testing  # noqa: E402,F401
 from torchlike._nn_act_loss import *  # noqa: E402,F401,F403  nn names PyTorch also has at the top level
 from torchlike import special  # noqa: E402,F401
 from torchlike._aliases import *  # noqa: E402,F401,F403  aliases and thin compositions (absolute, fmax, windows, ...)
+from torchlike._unique_mode import *  # noqa: E402,F401,F403  unique, unique_consecutive (+ Tensor methods)
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
 
 
