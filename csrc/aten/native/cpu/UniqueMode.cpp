@@ -1,6 +1,6 @@
 // CPU unique, unique_consecutive and mode.
 //
-// Sorting goes through the dispatcher's stable `sort` (the radix/row sorts of
+// unique sorts through the dispatcher's stable `sort` (the radix/row sorts of
 // cpu/Sorting.cpp), so equal values come out adjacent with their original
 // indices in increasing order. What is left here is linear: a scan that finds
 // where runs of equal values start, in two parallel passes (count the starts
@@ -10,16 +10,18 @@
 //  - unique (dim=): slices ordered lexicographically by a comparator over the
 //    slice elements' sort keys (the element sort cannot order slices), scan.
 //  - unique_consecutive: the scan alone, in input order.
-//  - mode: sort each row, then the longest run; ties go to the smallest value
-//    (the first run), and the index reported is the largest index of the mode
-//    value (the run's last element, the sort being stable), which is the index
-//    PyTorch's CPU kernel gives for rows of up to 16 elements (larger rows get
-//    whatever its unstable std::sort leaves last).
+//  - mode: needs counts, not an order: one pass per row counts each value in
+//    a small open-addressing table keyed by its sort key (no sort, so
+//    O(n) per row; sorting each row cost 3x PyTorch on int64). Ties go to the
+//    smallest value, and the index reported is the largest index of the mode
+//    value, which is the index PyTorch's CPU kernel gives for rows of up to 16
+//    elements (larger rows get whatever its unstable std::sort leaves last).
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "../../Parallel.h"
@@ -237,6 +239,84 @@ TensorBase as_contiguous(const TensorBase& t) {
   return t.is_contiguous() ? t : at::_ops::contiguous(t, MemoryFormat::Contiguous);
 }
 
+// ---- mode: per-row counts in an open-addressing table keyed by sort key
+// (one pass over the row, no sort: equal values share a key, -0.0 with 0.0).
+
+template <class K>
+struct CountTable {
+  std::vector<K> keys;
+  std::vector<int64_t> count, last, used;
+  std::vector<uint32_t> stamp;  // slot is taken in this row when stamp == gen: no clearing per row
+  uint32_t gen = 0;
+
+  // Sizes the table for a row of n (load factor <= 1/2) and starts a new row.
+  int bits_for(int64_t n) {
+    int bits = 4;
+    while ((int64_t(1) << bits) < 2 * n) ++bits;
+    size_t cap = size_t(1) << bits;
+    if (stamp.size() < cap) {
+      keys.resize(cap);
+      count.resize(cap);
+      last.resize(cap);
+      stamp.assign(cap, 0);
+      gen = 0;
+    }
+    if (++gen == 0) {  // wrapped: old stamps could read as current
+      std::fill(stamp.begin(), stamp.end(), 0);
+      gen = 1;
+    }
+    used.clear();
+    return bits;
+  }
+  void trim() {
+    if (stamp.size() > (size_t(1) << 22)) *this = CountTable();
+  }
+};
+
+// The index mode reports for one row (n elements, `step` apart): the most
+// frequent value, the smallest on ties, at its largest index. Every NaN is a
+// value of its own (count 1, ordered last), so a NaN is the mode only of a row
+// of NaN, where it is the first one, as in a stable sort.
+template <class T, class K>
+int64_t mode_of_row(const T* row, int64_t n, int64_t step, CountTable<K>& t) {
+  const int bits = t.bits_for(n);
+  const uint64_t mask = (uint64_t(1) << bits) - 1;
+  int64_t first_nan = -1;
+  for (int64_t j = 0; j < n; ++j) {
+    const T v = row[j * step];
+    if constexpr (!std::is_integral_v<T>) {
+      if (!same_value(v, v)) {
+        if (first_nan < 0) first_nan = j;
+        continue;
+      }
+    }
+    const K key = sorting::sort_key<T>(v);
+    // Fibonacci hashing: the top bits of key * 2^64/phi spread runs of keys.
+    uint64_t h = (uint64_t(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+    while (true) {
+      if (t.stamp[h] != t.gen) {
+        t.stamp[h] = t.gen;
+        t.keys[h] = key;
+        t.count[h] = 1;
+        t.last[h] = j;
+        t.used.push_back(int64_t(h));
+        break;
+      }
+      if (t.keys[h] == key) {
+        ++t.count[h];
+        t.last[h] = j;
+        break;
+      }
+      h = (h + 1) & mask;
+    }
+  }
+  if (t.used.empty()) return first_nan;
+  int64_t best = t.used[0];
+  for (int64_t h : t.used)
+    if (t.count[h] > t.count[best] || (t.count[h] == t.count[best] && t.keys[h] < t.keys[best])) best = h;
+  return t.last[best];
+}
+
 }  // namespace
 
 UniqueResult unique2_cpu(const TensorBase& self, bool sorted, bool return_inverse, bool return_counts) {
@@ -320,34 +400,26 @@ std::tuple<TensorBase, TensorBase> mode_cpu(const TensorBase& self, int64_t dim,
   TensorBase values = make_empty(shape, self.options());
   TensorBase indices = empty_long(shape, self);
   if (values.numel() == 0) return {values, indices};
-  // Stable, so within a run of equal values the original indices increase.
-  auto [sorted, perm] = at::_ops::sort(self, std::optional<bool>(true), dim, false);
-  // The sort's outputs are fresh and contiguous in self's shape: rows are
-  // (outer, n, inner) slices, and row r = (o, k) lands at r in the outputs.
+  // Rows are (outer, n, inner) slices of the contiguous input; row r = (o, k)
+  // lands at r in the (contiguous) outputs, keepdim or not.
+  TensorBase x = as_contiguous(self);
   SliceGeometry g = self.dim() == 0 ? SliceGeometry{} : slice_geometry(self.sizes(), dim);
   const int64_t rows = g.outer * g.inner;
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "mode", [&] {
-    const scalar_t* s = sorted.data_ptr<scalar_t>();
-    const int64_t* p = perm.data_ptr<int64_t>();
+    using K = typename sorting::KeyOf<scalar_t>::type;
+    const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* vp = values.data_ptr<scalar_t>();
     int64_t* ip = indices.data_ptr<int64_t>();
     parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / g.n), [&](int64_t rb, int64_t re) {
+      thread_local CountTable<K> table;
       for (int64_t r = rb; r < re; ++r) {
         const int64_t o = r / g.inner, k = r - o * g.inner;
-        const int64_t base = o * g.n * g.inner + k, step = g.inner;
-        int64_t best = 0, pick = 0;
-        for (int64_t j = 0; j < g.n;) {
-          int64_t e = j + 1;
-          while (e < g.n && same_value(s[base + e * step], s[base + (e - 1) * step])) ++e;
-          if (e - j > best) {  // strictly longer: ties keep the smaller value
-            best = e - j;
-            pick = e - 1;
-          }
-          j = e;
-        }
-        vp[r] = s[base + pick * step];
-        ip[r] = p[base + pick * step];
+        const scalar_t* row = xp + o * g.n * g.inner + k;
+        int64_t pick = mode_of_row(row, g.n, g.inner, table);
+        vp[r] = row[pick * g.inner];
+        ip[r] = pick;
       }
+      table.trim();
     });
   });
   return {values, indices};
