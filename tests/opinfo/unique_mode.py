@@ -103,7 +103,9 @@ def _unique_samples(dtype):
             Sample((repeated_slices(dtype, 8, 1, (3, 7)),), dict(both, dim=1), "dim 1"),
             Sample((repeated_slices(dtype, 9, 1, (2, 5, 3)),), dict(both, dim=-2), "3-d dim -2"),
             Sample((repeated_slices(dtype, 10, 0, (5, 2)),), {"dim": 0}, "dim 0 values only"),
-            Sample((make((0, 3), dtype),), dict(both, dim=0), "empty dim 0")]
+            Sample((make((0, 3), dtype),), dict(both, dim=0), "empty dim 0"),
+            Sample((dups((9, 1), dtype, 11),), dict(both, dim=0), "one-element slices"),
+            Sample((dups((3000,), dtype, 12, -50, 50),), dict(both, dim=-1), "1-d dim -1")]
 
 
 def _unique_consecutive_samples(dtype):

@@ -95,14 +95,33 @@ void starts_to_counts(int64_t* counts, int64_t runs, int64_t n) {
 
 // ---- unique, flattened
 
+// The shapes of a flattened unique's values and inverse: (u,) and self's
+// shape; or, for the dim form over slices of one element (`as_dim` >= 0, the
+// other dims all of size 1), self's shape with u at as_dim, and (n,).
+struct FlatShapes {
+  DimVector inverse;
+  DimVector values(const TensorBase& self, int64_t as_dim, int64_t u) const {
+    if (as_dim < 0) return DimVector{u};
+    DimVector shape(self.sizes());
+    shape[as_dim] = u;
+    return shape;
+  }
+  FlatShapes(const TensorBase& self, int64_t as_dim, bool return_inverse) {
+    if (!return_inverse) inverse = DimVector{0};
+    else if (as_dim >= 0) inverse = DimVector{self.numel()};
+    else inverse = DimVector(self.sizes());
+  }
+};
+
 template <class T>
-UniqueResult unique_sorted_flat(const TensorBase& self, bool return_inverse, bool return_counts) {
+UniqueResult unique_sorted_flat(const TensorBase& self, bool return_inverse, bool return_counts, int64_t as_dim) {
   const int64_t n = self.numel();
+  FlatShapes shapes(self, as_dim, return_inverse);
   TensorBase flat = at::_ops::reshape(self, {-1});
   auto [sorted, perm] = at::_ops::sort(flat, std::optional<bool>(true), 0, false);
   const T* s = sorted.data_ptr<T>();
   const int64_t* p = perm.data_ptr<int64_t>();
-  TensorBase values, inverse = empty_long(return_inverse ? self.sizes() : IntArrayRef({0}), self);
+  TensorBase values, inverse = empty_long(shapes.inverse, self);
   TensorBase counts;
   T* vp = nullptr;
   int64_t* cp = nullptr;
@@ -111,7 +130,7 @@ UniqueResult unique_sorted_flat(const TensorBase& self, bool return_inverse, boo
   int64_t u = runs(
       ch, [&](int64_t i) { return !same_value(s[i], s[i - 1]); },
       [&](int64_t total) {
-        values = make_empty({total}, self.options());
+        values = make_empty(shapes.values(self, as_dim, total), self.options());
         counts = empty_long({return_counts ? total : 0}, self);
         vp = values.data_ptr<T>();
         cp = return_counts ? counts.data_ptr<int64_t>() : nullptr;
@@ -142,8 +161,9 @@ inline T value_of_bucket(int b) {
 }
 
 template <class T>
-UniqueResult unique_counted_flat(const TensorBase& self, bool return_inverse, bool return_counts) {
+UniqueResult unique_counted_flat(const TensorBase& self, bool return_inverse, bool return_counts, int64_t as_dim) {
   const int64_t n = self.numel();
+  FlatShapes shapes(self, as_dim, return_inverse);
   TensorBase flat = at::_ops::reshape(self, {-1});  // a view when it can be: read through its stride
   const T* x = flat.data_ptr<T>();
   const int64_t st = n > 0 ? flat.strides()[0] : 1;
@@ -163,7 +183,7 @@ UniqueResult unique_counted_flat(const TensorBase& self, bool return_inverse, bo
     for (int64_t c = 0; c < ch.count; ++c) total[b] += hist[size_t(c) * 256 + b];
     group[b] = total[b] ? u++ : -1;
   }
-  TensorBase values = make_empty({u}, self.options());
+  TensorBase values = make_empty(shapes.values(self, as_dim, u), self.options());
   TensorBase counts = empty_long({return_counts ? u : 0}, self);
   T* vp = values.data_ptr<T>();
   for (int b = 0; b < 256; ++b) {
@@ -171,7 +191,7 @@ UniqueResult unique_counted_flat(const TensorBase& self, bool return_inverse, bo
     vp[group[b]] = value_of_bucket<T>(b);
     if (return_counts) counts.data_ptr<int64_t>()[group[b]] = total[b];
   }
-  TensorBase inverse = empty_long(return_inverse ? self.sizes() : IntArrayRef({0}), self);
+  TensorBase inverse = empty_long(shapes.inverse, self);
   if (return_inverse && n > 0) {
     int64_t* ip = inverse.data_ptr<int64_t>();
     parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
@@ -319,19 +339,24 @@ int64_t mode_of_row(const T* row, int64_t n, int64_t step, CountTable<K>& t) {
 
 }  // namespace
 
-UniqueResult unique2_cpu(const TensorBase& self, bool sorted, bool return_inverse, bool return_counts) {
-  // sorted=False may return any order; like PyTorch's CPU kernel this always sorts.
-  (void)sorted;
+// Flattened unique; with as_dim >= 0, the dim form for one-element slices.
+static UniqueResult unique_flat(const TensorBase& self, bool return_inverse, bool return_counts, int64_t as_dim) {
   ScalarType st = self.scalar_type();
   switch (st) {
-    case kBool: return unique_counted_flat<bool>(self, return_inverse, return_counts);
-    case kByte: return unique_counted_flat<uint8_t>(self, return_inverse, return_counts);
-    case kChar: return unique_counted_flat<int8_t>(self, return_inverse, return_counts);
+    case kBool: return unique_counted_flat<bool>(self, return_inverse, return_counts, as_dim);
+    case kByte: return unique_counted_flat<uint8_t>(self, return_inverse, return_counts, as_dim);
+    case kChar: return unique_counted_flat<int8_t>(self, return_inverse, return_counts, as_dim);
     default: break;
   }
   return TL_DISPATCH_ALL_TYPES(st, "unique", [&] {
-    return unique_sorted_flat<scalar_t>(self, return_inverse, return_counts);
+    return unique_sorted_flat<scalar_t>(self, return_inverse, return_counts, as_dim);
   });
+}
+
+UniqueResult unique2_cpu(const TensorBase& self, bool sorted, bool return_inverse, bool return_counts) {
+  // sorted=False may return any order; like PyTorch's CPU kernel this always sorts.
+  (void)sorted;
+  return unique_flat(self, return_inverse, return_counts, -1);
 }
 
 UniqueResult unique_dim_cpu(const TensorBase& self, int64_t dim, bool sorted, bool return_inverse,
@@ -341,8 +366,11 @@ UniqueResult unique_dim_cpu(const TensorBase& self, int64_t dim, bool sorted, bo
   (void)return_counts;  // PyTorch's unique_dim returns both whatever the flags say
   dim = check_unique_dim(self, dim);
   if (self.sizes()[dim] == 0) return no_slices(self);
+  SliceGeometry g = slice_geometry(self.sizes(), dim);
+  // One element per slice (a 1-d input, or size-1 other dims): the slices
+  // order as their elements do, so the radix-sorted flattened path applies.
+  if (g.slice_numel() == 1) return unique_flat(self, true, true, dim);
   TensorBase x = as_contiguous(self);
-  SliceGeometry g = slice_geometry(x.sizes(), dim);
   std::vector<int64_t> order(g.n);
   std::iota(order.begin(), order.end(), int64_t(0));
   return TL_DISPATCH_ALL_TYPES(self.scalar_type(), "unique_dim", [&] {
