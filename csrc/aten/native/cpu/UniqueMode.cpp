@@ -58,9 +58,13 @@ template <class IsStart, class Emit>
 void emit_runs(const Chunks& ch, const std::vector<int64_t>& base, const IsStart& is_start, const Emit& emit) {
   parallel_for(0, ch.count, 1, [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
+      // Bounds in locals: the emit stores could alias ch's fields otherwise,
+      // forcing a reload and a division per item.
+      const int64_t b = ch.begin(c), e = ch.end(c);
       int64_t run = base[c] - 1;
-      for (int64_t i = ch.begin(c); i < ch.end(c); ++i) {
-        bool start = i == 0 || is_start(i);
+      if (b == 0 && e > 0) emit(0, ++run, true);
+      for (int64_t i = std::max<int64_t>(b, 1); i < e; ++i) {
+        const bool start = is_start(i);
         run += start;
         emit(i, run, start);
       }
@@ -75,8 +79,9 @@ int64_t runs(const Chunks& ch, const IsStart& is_start, const Alloc& alloc, cons
   if (ch.n > 0) {
     parallel_for(0, ch.count, 1, [&](int64_t cb, int64_t ce) {
       for (int64_t c = cb; c < ce; ++c) {
+        const int64_t b = std::max<int64_t>(ch.begin(c), 1), e = ch.end(c);
         int64_t starts = c == 0;
-        for (int64_t i = std::max<int64_t>(ch.begin(c), 1); i < ch.end(c); ++i) starts += is_start(i);
+        for (int64_t i = b; i < e; ++i) starts += is_start(i);
         base[c + 1] = starts;
       }
     });
@@ -395,15 +400,15 @@ UniqueResult unique_consecutive_cpu(const TensorBase& self, bool return_inverse,
   return TL_DISPATCH_ALL_TYPES(self.scalar_type(), "unique_consecutive", [&] {
     using T = scalar_t;
     const int64_t n = self.numel();
-    TensorBase flat = at::_ops::reshape(self, {-1});
+    // Contiguous, so the compare loop of the first pass vectorizes.
+    TensorBase flat = as_contiguous(at::_ops::reshape(self, {-1}));
     const T* x = flat.data_ptr<T>();
-    const int64_t st = n > 0 ? flat.strides()[0] : 1;
     TensorBase values, counts, inverse = empty_long(return_inverse ? self.sizes() : IntArrayRef({0}), self);
     int64_t* ip = return_inverse ? inverse.data_ptr<int64_t>() : nullptr;
     int64_t* cp = nullptr;
     T* vp = nullptr;
     int64_t u = runs(
-        Chunks(n, 1), [&](int64_t i) { return !same_value(x[i * st], x[(i - 1) * st]); },
+        Chunks(n, 1), [&](int64_t i) { return !same_value(x[i], x[i - 1]); },
         [&](int64_t total) {
           values = make_empty({total}, self.options());
           counts = empty_long({return_counts ? total : 0}, self);
@@ -412,7 +417,7 @@ UniqueResult unique_consecutive_cpu(const TensorBase& self, bool return_inverse,
         },
         [&](int64_t i, int64_t g, bool start) {
           if (start) {
-            vp[g] = x[i * st];
+            vp[g] = x[i];
             if (cp) cp[g] = i;
           }
           if (ip) ip[i] = g;
