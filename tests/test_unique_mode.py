@@ -220,6 +220,20 @@ def test_long_inputs_against_numpy(dtype):
           unique_consecutive_ref(x, return_inverse=True, return_counts=True))
 
 
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int64"])
+@pytest.mark.parametrize("wide", [False, True])
+def test_integer_paths(dtype, wide):
+    # Narrow value ranges are counted, wide ones sorted: both give NumPy's answer.
+    rng = np.random.default_rng(4)
+    info = np.iinfo(dtype)
+    pool = rng.integers(info.min, info.max, 3000, endpoint=True) if wide else np.arange(-1500, 1500)
+    x = pool[rng.integers(0, pool.size, 20_000)].astype(dtype)
+    for t, ref in ((tl.tensor(x), x), (tl.tensor(x.reshape(100, 200)).t(), x.reshape(100, 200).T)):
+        check(tl.unique(t, return_inverse=True, return_counts=True),
+              unique_ref(np.ascontiguousarray(ref), return_inverse=True, return_counts=True))
+    check(tl.unique(tl.tensor(x), dim=0, return_inverse=True), unique_ref(x, dim=0, return_inverse=True))
+
+
 def test_integer_extremes():
     x = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min, 0, np.iinfo(np.int64).max], np.int64)
     check(tl.unique(tl.tensor(x), return_counts=True), unique_ref(x, return_counts=True))

@@ -6,7 +6,8 @@
 // where runs of equal values start, in two parallel passes (count the starts
 // per chunk, then write values, counts and inverse indices at known offsets).
 //  - unique (flattened): sort, scan. bool/uint8/int8 skip the sort: a
-//    256-bucket count gives the same sorted values, counts and inverse.
+//    256-bucket count gives the same sorted values, counts and inverse; so do
+//    wider integers whose values span at most about twice their count.
 //  - unique (dim=): slices ordered lexicographically by a comparator over the
 //    slice elements' sort keys (the element sort cannot order slices), scan.
 //  - unique_consecutive: the scan alone, in input order.
@@ -40,6 +41,10 @@ namespace {
 
 TensorBase empty_long(IntArrayRef sizes, const TensorBase& like) {
   return make_empty(sizes, like.options().with_dtype(ScalarType::Long));
+}
+
+TensorBase as_contiguous(const TensorBase& t) {
+  return t.is_contiguous() ? t : at::_ops::contiguous(t, MemoryFormat::Contiguous);
 }
 
 // Items [0, n) split into fixed chunks, the same in both passes of a scan.
@@ -206,6 +211,49 @@ UniqueResult unique_counted_flat(const TensorBase& self, bool return_inverse, bo
   return {values, inverse, counts};
 }
 
+// int16/int32/int64 whose values span a range no wider than about twice their
+// count (labels, indices): counting over [min, max] replaces the sort, as for
+// 8-bit types. Returns false (nothing done) for wider ranges.
+template <class T>
+bool unique_dense_flat(const TensorBase& self, bool return_inverse, bool return_counts, int64_t as_dim,
+                       UniqueResult& out) {
+  const int64_t n = self.numel();
+  if (n == 0) return false;
+  TensorBase flat = as_contiguous(at::_ops::reshape(self, {-1}));
+  const T* x = flat.data_ptr<T>();
+  T lo = x[0], hi = x[0];
+  for (int64_t i = 1; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  const uint64_t span = uint64_t(int64_t(hi)) - uint64_t(int64_t(lo));  // no signed overflow
+  if (span >= uint64_t(2 * n + 256)) return false;
+  const int64_t range = int64_t(span) + 1;
+  std::vector<int64_t> count(range, 0), group(range);
+  for (int64_t i = 0; i < n; ++i) ++count[int64_t(x[i]) - int64_t(lo)];
+  int64_t u = 0;
+  for (int64_t b = 0; b < range; ++b) group[b] = count[b] ? u++ : -1;
+  FlatShapes shapes(self, as_dim, return_inverse);
+  TensorBase values = make_empty(shapes.values(self, as_dim, u), self.options());
+  TensorBase counts = empty_long({return_counts ? u : 0}, self);
+  T* vp = values.data_ptr<T>();
+  int64_t* cp = return_counts ? counts.data_ptr<int64_t>() : nullptr;
+  for (int64_t b = 0; b < range; ++b) {
+    if (group[b] < 0) continue;
+    vp[group[b]] = T(int64_t(lo) + b);
+    if (cp) cp[group[b]] = count[b];
+  }
+  TensorBase inverse = empty_long(shapes.inverse, self);
+  if (return_inverse) {
+    int64_t* ip = inverse.data_ptr<int64_t>();
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) ip[i] = group[int64_t(x[i]) - int64_t(lo)];
+    });
+  }
+  out = UniqueResult{values, inverse, counts};
+  return true;
+}
+
 // ---- dim forms: slices of a contiguous input
 
 // Copies slice `src` of x (geometry g) into slice `dst` of out (u slices).
@@ -258,10 +306,6 @@ UniqueResult unique_slices(const TensorBase& x, int64_t dim, const int64_t* orde
 // The dim forms' answer for a size-0 dim: no slices (shape kept, nothing to count).
 UniqueResult no_slices(const TensorBase& self) {
   return {make_empty(self.sizes(), self.options()), empty_long({0}, self), empty_long({0}, self)};
-}
-
-TensorBase as_contiguous(const TensorBase& t) {
-  return t.is_contiguous() ? t : at::_ops::contiguous(t, MemoryFormat::Contiguous);
 }
 
 // ---- mode: per-row counts in an open-addressing table keyed by sort key
@@ -353,6 +397,11 @@ static UniqueResult unique_flat(const TensorBase& self, bool return_inverse, boo
     case kChar: return unique_counted_flat<int8_t>(self, return_inverse, return_counts, as_dim);
     default: break;
   }
+  UniqueResult dense;
+  if ((st == kShort && unique_dense_flat<int16_t>(self, return_inverse, return_counts, as_dim, dense)) ||
+      (st == kInt && unique_dense_flat<int>(self, return_inverse, return_counts, as_dim, dense)) ||
+      (st == kLong && unique_dense_flat<int64_t>(self, return_inverse, return_counts, as_dim, dense)))
+    return dense;
   return TL_DISPATCH_ALL_TYPES(st, "unique", [&] {
     return unique_sorted_flat<scalar_t>(self, return_inverse, return_counts, as_dim);
   });
