@@ -52,7 +52,9 @@ def main():
     if torch is not None:
         torch.set_num_threads(THREADS)
     rng = np.random.default_rng(0)
-    i1m = rng.integers(0, 100_000, 1_000_000).astype(np.int64)      # ~100k distinct values
+    i1m = rng.integers(0, 100_000, 1_000_000).astype(np.int64)      # ~100k distinct values: counted
+    pool = rng.integers(-2**62, 2**62, 100_000)
+    i1m_wide = pool[rng.integers(0, pool.size, 1_000_000)]          # as many, spread wide: sorted
     f1m = rng.standard_normal(1_000_000).astype(np.float32)          # all distinct
     u8 = rng.integers(0, 256, 1_000_000).astype(np.uint8)
     runs = np.repeat(rng.integers(0, 50, 200_000), 5).astype(np.int64)
@@ -62,6 +64,7 @@ def main():
     all3 = dict(return_inverse=True, return_counts=True)
     cases = [
         ("unique 1M int64 inv+counts", i1m, lambda m, x: m.unique(x, **all3), np_unique_all),
+        ("unique 1M int64 wide inv+counts", i1m_wide, lambda m, x: m.unique(x, **all3), np_unique_all),
         ("unique 1M float32 inv+counts", f1m, lambda m, x: m.unique(x, **all3), np_unique_all),
         ("unique 1M int64 values", i1m, lambda m, x: m.unique(x), np.unique),
         ("unique 1M uint8 inv+counts", u8, lambda m, x: m.unique(x, **all3), np_unique_all),
@@ -72,7 +75,7 @@ def main():
         ("mode 1000x1000 float32 dim=-1", rows_f, lambda m, x: m.mode(x, -1), np_mode),
     ]
     print(f"CPU: {cpu_name()}; threads: {THREADS}; median of >= 15 repeats")
-    print(f"{'case':32} {'torchlike ms':>13} {'numpy x':>8} {'torch x':>8}")
+    print(f"{'case':33} {'torchlike ms':>13} {'numpy x':>8} {'torch x':>8}")
     for name, data, fn, npfn in cases:
         a = tl.tensor(data)
         t_tl = median_time(lambda: fn(tl, a))
@@ -83,7 +86,7 @@ def main():
         if torch is not None:
             b = torch.from_numpy(data)
             r_pt = median_time(lambda: fn(torch, b)) / t_tl
-        print(f"{name:32} {t_tl * 1e3:13.3f} {r_np:8.2f} {r_pt:8.2f}", flush=True)
+        print(f"{name:33} {t_tl * 1e3:13.3f} {r_np:8.2f} {r_pt:8.2f}", flush=True)
 
 
 if __name__ == "__main__":
