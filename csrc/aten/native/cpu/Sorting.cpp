@@ -112,13 +112,18 @@ constexpr int64_t kSplitRowMin = int64_t(1) << 16;
 
 // The per-row driver shared by sort, topk and kthvalue/median: calls
 // row_fn(r, parts, buffers) for every row. Rows run in parallel across the
-// threads; when there are fewer rows than threads and the rows are long,
-// rows run one at a time with each row's work split into `parts` chunks.
+// threads. With `split_rows`, when there are fewer rows than threads and the
+// rows are long, rows run one at a time with each row's work split into
+// `parts` chunks across the threads (sort: the radix passes). Selection does
+// not split: one pass over a row is already cheap (topk 1000 of 1M takes a
+// few hundred microseconds), and waiting on a second thread at each
+// barrier cost more than it saved on a loaded machine.
 template <class F>
-void for_each_row(const RowView& in, const F& row_fn) {
+void for_each_row(const RowView& in, bool split_rows, const F& row_fn) {
   const int threads = get_num_threads();
-  if (in.rows < threads && in.n >= 2 * kSplitRowMin && !in_parallel_region()) {
-    const int parts = (int)std::min<int64_t>(threads, in.n / kSplitRowMin);
+  if (split_rows && in.rows < threads && in.n >= 2 * kSplitRowMin && !in_parallel_region()) {
+    // Capped at 64: the per-part arrays (key_range) are on the stack.
+    const int parts = (int)std::min<int64_t>({threads, in.n / kSplitRowMin, 64});
     RowBuffers& buf = thread_buffers();
     for (int64_t r = 0; r < in.rows; ++r) row_fn(r, parts, buf);
     buf.trim();
@@ -153,7 +158,7 @@ void for_each_part(int64_t n, int parts, const F& f) {
 template <class T>
 std::pair<uint64_t, uint64_t> key_range(const Row<T>& row, int parts) {
   using K = KeyT<T>;
-  K lo[64], hi[64];  // parts <= threads; capped below
+  K lo[64], hi[64];  // parts <= 64 (for_each_row)
   for_each_part(row.n, parts, [&](int t, int64_t b, int64_t e) {
     K mn = std::numeric_limits<K>::max(), mx = 0;
     for (int64_t j = b; j < e; ++j) {
@@ -173,9 +178,9 @@ std::pair<uint64_t, uint64_t> key_range(const Row<T>& row, int parts) {
 }
 
 // Radix digits of at most this many bits: 2048 buckets keep each thread's
-// counters and write streams cache-resident. (16-bit digits halve the passes
-// for 32-bit keys but scatter over 65536 streams; measured slower with the
-// range-trimmed keys.)
+// counters cache-resident and its write streams within L2. Measured on 1M
+// int64 (32-bit range, one thread): 8-bit digits (4 passes) 23.3 ms, 11-bit
+// (3 passes) 21.6 ms, 16-bit (2 passes over 65536 streams) 26.0 ms.
 constexpr int kDigitBits = 11;
 
 // Stable LSD radix sort of n items on bits [lo, lo + bits) of key_of(item)
@@ -192,27 +197,40 @@ Item* radix_sort(Item* src, Item* tmp, int64_t n, int lo, int bits, int parts, s
   const int width = (bits + passes - 1) / passes;  // equal digits: 32 bits = 3 x 11, 20 bits = 2 x 10
   const int64_t buckets = int64_t(1) << width;
   const uint64_t mask = uint64_t(buckets - 1);
-  hist.resize(size_t(parts) * size_t(buckets));
+  // One thread: a digit's counts over the whole row do not depend on the
+  // order, so one read counts every pass's digits. Several: each pass counts
+  // per part, as the parts' contents change from pass to pass.
+  const bool count_once = parts == 1;
+  hist.assign(size_t(count_once ? passes : parts) * size_t(buckets), 0);
+  if (count_once) {
+    for (int64_t j = 0; j < n; ++j) {
+      const uint64_t key = key_of(src[j]);
+      for (int pass = 0; pass < passes; ++pass) ++hist[pass * buckets + ((key >> (lo + pass * width)) & mask)];
+    }
+  }
   for (int pass = 0; pass < passes; ++pass) {
     const int shift = lo + pass * width;
-    std::fill(hist.begin(), hist.end(), 0);
-    for_each_part(n, parts, [&](int t, int64_t b, int64_t e) {
-      int64_t* h = hist.data() + t * buckets;
-      for (int64_t j = b; j < e; ++j) ++h[(key_of(src[j]) >> shift) & mask];
-    });
+    int64_t* counts = hist.data() + (count_once ? pass * buckets : 0);  // part t's counts at [t * buckets]
+    if (!count_once) {
+      std::fill(hist.begin(), hist.end(), 0);
+      for_each_part(n, parts, [&](int t, int64_t b, int64_t e) {
+        int64_t* h = counts + t * buckets;
+        for (int64_t j = b; j < e; ++j) ++h[(key_of(src[j]) >> shift) & mask];
+      });
+    }
     const uint64_t first = (key_of(src[0]) >> shift) & mask;
     int64_t same = 0;
-    for (int t = 0; t < parts; ++t) same += hist[t * buckets + first];
-    if (same == n) continue;
+    for (int t = 0; t < parts; ++t) same += counts[t * buckets + first];
+    if (same == n) continue;  // a digit shared by the whole row orders nothing
     int64_t sum = 0;
     for (int64_t d = 0; d < buckets; ++d)
       for (int t = 0; t < parts; ++t) {
-        int64_t c = hist[t * buckets + d];
-        hist[t * buckets + d] = sum;
+        int64_t c = counts[t * buckets + d];
+        counts[t * buckets + d] = sum;
         sum += c;
       }
     for_each_part(n, parts, [&](int t, int64_t b, int64_t e) {
-      int64_t* h = hist.data() + t * buckets;
+      int64_t* h = counts + t * buckets;
       for (int64_t j = b; j < e; ++j) {
         const Item x = src[j];
         tmp[h[(key_of(x) >> shift) & mask]++] = x;
@@ -295,64 +313,53 @@ void sort_row(const Row<T>& row, T* vp, int64_t vs, int64_t* ip, int64_t is, int
 
 // Selection of the k smallest items of a row into `out` (positions), with the
 // k-th smallest at out[k - 1] and, when `sorted`, all k in order. Item is a
-// packed uint64 (32-bit key high, position low) or a WideItem.
+// packed uint64 (32-bit key high, position low) or a WideItem; both order by
+// key, then position.
 template <class Item, class T, class Make, class KeyOfItem, class IndexOf>
-void select_items(const Row<T>& row, int64_t k, bool sorted, int parts, std::vector<Item>& items,
-                  std::vector<int64_t>& out, Make make, KeyOfItem key_of, IndexOf index_of) {
+void select_items(const Row<T>& row, int64_t k, bool sorted, std::vector<Item>& items, std::vector<int64_t>& out,
+                  Make make, KeyOfItem key_of, IndexOf index_of) {
   using K = KeyT<T>;
   const int64_t n = row.n;
   out.resize(k);
   if (k == 0) return;
   int64_t m = 0;  // candidates in items[0, m)
   if (k * 64 <= n) {
-    // Few of many: each part keeps a max-heap of its k best; a block of 16
-    // keys that are all >= the heap's top is rejected with one compare. A
-    // later key equal to the top loses the tie (higher position), so
-    // `key < top key` decides admission exactly.
-    if ((int64_t)items.size() < parts * k) items.resize(parts * k);
-    int64_t counts[64];
-    for_each_part(n, parts, [&](int t, int64_t b, int64_t e) {
-      Item* heap = items.data() + t * k;
-      int64_t size = 0, j = b;
-      for (; j < e && size < k; ++j) heap[size++] = make(row.key(j), j);
-      std::make_heap(heap, heap + size);
-      if (size == k) {
-        K top = key_of(heap[0]);
-        auto admit = [&](K key, int64_t pos) {
-          std::pop_heap(heap, heap + k);
-          heap[k - 1] = make(key, pos);
-          std::push_heap(heap, heap + k);
-          top = key_of(heap[0]);
-        };
-        constexpr int kBlock = 16;
-        for (; j + kBlock <= e; j += kBlock) {
-          K keys[kBlock];
-          K low = std::numeric_limits<K>::max();
-          for (int u = 0; u < kBlock; ++u) {
-            keys[u] = row.key(j + u);
-            low = std::min(low, keys[u]);
-          }
-          if (low >= top) continue;
-          for (int u = 0; u < kBlock; ++u)
-            if (keys[u] < top) admit(keys[u], j + u);
-        }
-        for (; j < e; ++j) {
-          K key = row.key(j);
-          if (key < top) admit(key, j);
-        }
+    // Few of many: a max-heap of the k best so far; a block of 16 keys all
+    // >= the heap's top is rejected with one compare. A later key equal to
+    // the top loses the tie (higher position), so `key < top key` decides
+    // admission exactly.
+    if ((int64_t)items.size() < k) items.resize(k);
+    Item* heap = items.data();
+    int64_t j = 0;
+    for (; j < k; ++j) heap[j] = make(row.key(j), j);
+    std::make_heap(heap, heap + k);
+    K top = key_of(heap[0]);
+    auto admit = [&](K key, int64_t pos) {
+      std::pop_heap(heap, heap + k);
+      heap[k - 1] = make(key, pos);
+      std::push_heap(heap, heap + k);
+      top = key_of(heap[0]);
+    };
+    constexpr int kBlock = 16;
+    for (; j + kBlock <= n; j += kBlock) {
+      K keys[kBlock];
+      K low = std::numeric_limits<K>::max();
+      for (int u = 0; u < kBlock; ++u) {
+        keys[u] = row.key(j + u);
+        low = std::min(low, keys[u]);
       }
-      counts[t] = size;
-    });
-    for (int t = 0; t < parts; ++t) {
-      std::copy(items.begin() + t * k, items.begin() + t * k + counts[t], items.begin() + m);
-      m += counts[t];
+      if (low >= top) continue;
+      for (int u = 0; u < kBlock; ++u)
+        if (keys[u] < top) admit(keys[u], j + u);
     }
+    for (; j < n; ++j) {
+      K key = row.key(j);
+      if (key < top) admit(key, j);
+    }
+    m = k;
   } else {
     if ((int64_t)items.size() < n) items.resize(n);
-    Item* a = items.data();
-    for_each_part(n, parts, [&](int, int64_t b, int64_t e) {
-      for (int64_t j = b; j < e; ++j) a[j] = make(row.key(j), j);
-    });
+    for (int64_t j = 0; j < n; ++j) items[j] = make(row.key(j), j);
     m = n;
   }
   std::nth_element(items.begin(), items.begin() + (k - 1), items.begin() + m);
@@ -361,21 +368,18 @@ void select_items(const Row<T>& row, int64_t k, bool sorted, int parts, std::vec
 }
 
 template <class T>
-void select_smallest(const Row<T>& row, int64_t k, bool sorted, int parts, RowBuffers& buf, std::vector<int64_t>& out) {
+void select_smallest(const Row<T>& row, int64_t k, bool sorted, RowBuffers& buf, std::vector<int64_t>& out) {
   using K = KeyT<T>;
   if (sizeof(K) == 4 && row.n <= (int64_t(1) << 32)) {
     select_items<uint64_t>(
-        row, k, sorted, parts, buf.packed, out, [](K key, int64_t j) { return pack_key_index(key, j, 32); },
+        row, k, sorted, buf.packed, out, [](K key, int64_t j) { return pack_key_index(key, j, 32); },
         [](uint64_t x) { return K(packed_key_above_min(x, 32)); }, [](uint64_t x) { return packed_index(x, 32); });
   } else {
     select_items<WideItem>(
-        row, k, sorted, parts, buf.wide, out, [](K key, int64_t j) { return WideItem{uint64_t(key), j}; },
+        row, k, sorted, buf.wide, out, [](K key, int64_t j) { return WideItem{uint64_t(key), j}; },
         [](const WideItem& x) { return K(x.key); }, [](const WideItem& x) { return x.index; });
   }
 }
-
-// Threads never exceed the per-part arrays above.
-inline int capped_parts(int parts) { return std::min(parts, 64); }
 
 }  // namespace
 
@@ -393,9 +397,9 @@ std::tuple<TensorBase, TensorBase> sort_stable_cpu(const TensorBase& self, std::
     scalar_t* vdst = values.data_ptr<scalar_t>();
     int64_t* idst = indices.data_ptr<int64_t>();
     const K flip = descending ? K(~K(0)) : K(0);
-    for_each_row(in, [&](int64_t r, int parts, RowBuffers& buf) {
+    for_each_row(in, /*split_rows=*/true, [&](int64_t r, int parts, RowBuffers& buf) {
       Row<scalar_t> row{src + in.offset(r), in.step(), in.n, flip};
-      sort_row(row, vdst + vo.offset(r), vo.step(), idst + io.offset(r), io.step(), capped_parts(parts), buf);
+      sort_row(row, vdst + vo.offset(r), vo.step(), idst + io.offset(r), io.step(), parts, buf);
     });
   });
   return {values, indices};
@@ -422,9 +426,9 @@ std::tuple<TensorBase, TensorBase> topk_cpu(const TensorBase& self, int64_t k, i
     scalar_t* vdst = values.data_ptr<scalar_t>();
     int64_t* idst = indices.data_ptr<int64_t>();
     const K flip = largest ? K(~K(0)) : K(0);  // largest first = smallest complemented keys
-    for_each_row(in, [&](int64_t r, int parts, RowBuffers& buf) {
+    for_each_row(in, /*split_rows=*/false, [&](int64_t r, int, RowBuffers& buf) {
       Row<scalar_t> row{src + in.offset(r), in.step(), in.n, flip};
-      select_smallest(row, k, sorted, capped_parts(parts), buf, buf.order);
+      select_smallest(row, k, sorted, buf, buf.order);
       scalar_t* vp = vdst + vo.offset(r);
       int64_t* ip = idst + io.offset(r);
       for (int64_t j = 0; j < k; ++j) {
@@ -466,7 +470,7 @@ static std::tuple<TensorBase, TensorBase> select_kth(const TensorBase& self, int
     int64_t* idst = ik.data_ptr<int64_t>();
     constexpr K kNanKey = K(~K(0));
     constexpr bool kFloating = !std::is_integral_v<scalar_t>;
-    for_each_row(in, [&](int64_t r, int parts, RowBuffers& buf) {
+    for_each_row(in, /*split_rows=*/false, [&](int64_t r, int, RowBuffers& buf) {
       Row<scalar_t> row{src + in.offset(r), in.step(), in.n, K(0)};
       int64_t pick = -1;
       int64_t kk = k0;
@@ -484,7 +488,7 @@ static std::tuple<TensorBase, TensorBase> select_kth(const TensorBase& self, int
         }
       }
       if (pick < 0) {
-        select_smallest(row, kk + 1, false, capped_parts(parts), buf, buf.order);
+        select_smallest(row, kk + 1, false, buf, buf.order);
         pick = buf.order[kk];
       }
       vdst[vo.offset(r)] = row.p[pick * row.step];
