@@ -22,20 +22,24 @@ struct KeyOf {
   using type = std::conditional_t<(sizeof(T) == 8), uint64_t, uint32_t>;
 };
 
+// Branch-free (selects, not jumps), so loops over keys vectorize: a negative
+// value's bits are complemented, a non-negative one's sign bit set; both
+// zeros map to +0.0's key, and every NaN to the largest key.
 TL_HOST_DEVICE inline uint32_t float_key(float v) {
-  if (v != v) return 0xFFFFFFFFu;  // every NaN sorts last
-  if (v == 0.0f) v = 0.0f;         // -0.0 and 0.0 compare equal
   uint32_t u;
   std::memcpy(&u, &v, sizeof u);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  const uint32_t flip = uint32_t(int32_t(u) >> 31) | 0x80000000u;
+  const uint32_t key = v == 0.0f ? 0x80000000u : u ^ flip;
+  return v != v ? 0xFFFFFFFFu : key;  // every NaN sorts last
 }
 
 TL_HOST_DEVICE inline uint64_t double_key(double v) {
-  if (v != v) return ~uint64_t(0);
-  if (v == 0.0) v = 0.0;
   uint64_t u;
   std::memcpy(&u, &v, sizeof u);
-  return (u >> 63) ? ~u : (u | (uint64_t(1) << 63));
+  const uint64_t sign = uint64_t(1) << 63;
+  const uint64_t flip = uint64_t(int64_t(u) >> 63) | sign;
+  const uint64_t key = v == 0.0 ? sign : u ^ flip;
+  return v != v ? ~uint64_t(0) : key;
 }
 
 template <class T>

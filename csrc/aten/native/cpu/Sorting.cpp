@@ -468,7 +468,6 @@ static std::tuple<TensorBase, TensorBase> select_kth(const TensorBase& self, int
     const scalar_t* src = self.data_ptr<scalar_t>();
     scalar_t* vdst = vk.data_ptr<scalar_t>();
     int64_t* idst = ik.data_ptr<int64_t>();
-    constexpr K kNanKey = K(~K(0));
     constexpr bool kFloating = !std::is_integral_v<scalar_t>;
     for_each_row(in, /*split_rows=*/false, [&](int64_t r, int, RowBuffers& buf) {
       Row<scalar_t> row{src + in.offset(r), in.step(), in.n, K(0)};
@@ -476,8 +475,9 @@ static std::tuple<TensorBase, TensorBase> select_kth(const TensorBase& self, int
       int64_t kk = k0;
       if (kFloating && mode != 0) {
         int64_t nans = 0, first_nan = -1;
+        using Wide = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
         for (int64_t j = 0; j < row.n; ++j)
-          if (row.key(j) == kNanKey) {
+          if (const Wide v = static_cast<Wide>(row.p[j * row.step]); v != v) {
             ++nans;
             if (first_nan < 0) first_nan = j;
           }
