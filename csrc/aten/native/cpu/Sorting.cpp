@@ -249,7 +249,8 @@ template <class T>
 void sort_row(const Row<T>& row, T* vp, int64_t vs, int64_t* ip, int64_t is, int parts, RowBuffers& buf) {
   using K = KeyT<T>;
   const int64_t n = row.n;
-  const auto [kmin, kmax] = key_range(row, parts);
+  const std::pair<uint64_t, uint64_t> range = key_range(row, parts);
+  const uint64_t kmin = range.first, kmax = range.second;  // (not a structured binding: C++17 lambdas cannot capture one)
   if (kmin == kmax) {  // all keys equal: the stable order is the input order
     for_each_part(n, parts, [&](int, int64_t b, int64_t e) {
       for (int64_t j = b; j < e; ++j) {
