@@ -240,11 +240,11 @@ def test_long_rows_non_contiguous_and_batched(threads):
         np.testing.assert_array_equal(np.asarray(v), np.take_along_axis(m, want, 0))
 
 
-@pytest.mark.parametrize("n,k", [(100000, 1), (100000, 1000), (100000, 1562), (100000, 1563),
+@pytest.mark.parametrize("n,k", [(100000, 1), (100000, 1000), (100000, 6250), (100000, 6251),
                                  (20000, 20000), (2049, 32), (37, 0)])
 @pytest.mark.parametrize("np_dtype", [np.float32, np.float64, np.int64, np.int16])
 def test_topk_heap_and_partition_paths(n, k, np_dtype):
-    # k * 64 <= n selects with a heap, larger k with nth_element (1562/1563 straddle it)
+    # k * 16 <= n selects with a heap, larger k with nth_element (6250/6251 straddle it)
     rng = np.random.default_rng(k)
     a = rng.integers(-50, 50, n).astype(np_dtype)  # many ties: lower position first
     for largest in (True, False):

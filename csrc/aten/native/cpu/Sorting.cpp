@@ -13,10 +13,11 @@
 // are fewer rows than threads; short rows std::sort the packed words. Every
 // path is stable, so `stable=True` costs nothing extra.
 //
-// topk/kthvalue/median: few of many (topk 1000 of 1M) keep a max-heap of the
-// k best per thread, behind a filter that rejects a block of 16 keys with one
-// compare against the heap's top; otherwise nth_element over all items. Then
-// a sort of the k selected. Ties go to the lower position.
+// topk/kthvalue/median: few of many (k <= n / 16: topk 1000 of 1M, 10 of 256)
+// keep a max-heap of the k best, behind a filter that rejects a block of 16
+// keys with one compare against the heap's top; otherwise nth_element over
+// all items (packed as in sort where they fit). Then a sort of the k
+// selected. Ties go to the lower position.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -324,7 +325,7 @@ void select_items(const Row<T>& row, int64_t k, bool sorted, std::vector<Item>& 
   out.resize(k);
   if (k == 0) return;
   int64_t m = 0;  // candidates in items[0, m)
-  if (k * 64 <= n) {
+  if (k * 16 <= n) {
     // Few of many: a max-heap of the k best so far; a block of 16 keys all
     // >= the heap's top is rejected with one compare. A later key equal to
     // the top loses the tie (higher position), so `key < top key` decides
@@ -371,10 +372,22 @@ void select_items(const Row<T>& row, int64_t k, bool sorted, std::vector<Item>& 
 template <class T>
 void select_smallest(const Row<T>& row, int64_t k, bool sorted, RowBuffers& buf, std::vector<int64_t>& out) {
   using K = KeyT<T>;
-  if (sizeof(K) == 4 && row.n <= (int64_t(1) << 32)) {
+  // Packed items when the key (above the row minimum, for 64-bit keys) and
+  // the position fit in 64 bits: 8-byte items and integer compares.
+  uint64_t kmin = 0;
+  int key_bits = 32;
+  if (sizeof(K) == 8) {
+    const std::pair<uint64_t, uint64_t> range = key_range(row, 1);
+    kmin = range.first;
+    key_bits = bit_width(range.second - range.first);
+  }
+  const int index_bits = sizeof(K) == 8 ? std::max(1, bit_width(uint64_t(row.n - 1))) : 32;
+  if (key_bits + index_bits <= 64 && (sizeof(K) == 8 || row.n <= (int64_t(1) << 32))) {
     select_items<uint64_t>(
-        row, k, sorted, buf.packed, out, [](K key, int64_t j) { return pack_key_index(key, j, 32); },
-        [](uint64_t x) { return K(packed_key_above_min(x, 32)); }, [](uint64_t x) { return packed_index(x, 32); });
+        row, k, sorted, buf.packed, out,
+        [=](K key, int64_t j) { return pack_key_index(uint64_t(key) - kmin, j, index_bits); },
+        [=](uint64_t x) { return K(kmin + packed_key_above_min(x, index_bits)); },
+        [=](uint64_t x) { return packed_index(x, index_bits); });
   } else {
     select_items<WideItem>(
         row, k, sorted, buf.wide, out, [](K key, int64_t j) { return WideItem{uint64_t(key), j}; },
