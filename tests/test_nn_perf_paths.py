@@ -1,0 +1,93 @@
+"""The register-tiled and fused fast paths of the nn kernels (issue 10's
+speed slice), checked where their tiling changes: attention with query/key
+counts at and around the 6-row tile, the 16-column tile and the 64-row/key
+blocks, head sizes that are not a multiple of the tile, masks that blank a
+row inside one key block, non-contiguous inputs, float16/bfloat16 against a
+float32 reference, and float64 gradcheck."""
+import math
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+import torchlike.nn.functional as F
+from torchlike.autograd.gradcheck import gradcheck
+
+
+def rnd(*shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).uniform(-2, 2, shape).astype(dtype)
+
+
+def np_attention(q, k, v, mask=None, causal=False, scale=None):
+    s = (scale if scale is not None else 1 / math.sqrt(q.shape[-1])) * q @ np.swapaxes(k, -1, -2)
+    if causal:
+        mask = np.tril(np.ones(s.shape[-2:], bool))
+    if mask is not None:
+        s = np.where(mask, s, -np.inf) if mask.dtype == np.bool_ else s + mask
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - np.where(np.isfinite(m), m, 0))
+    with np.errstate(invalid="ignore"):
+        return e / e.sum(-1, keepdims=True) @ v
+
+
+# ---------------------------------------------------------------- scaled_dot_product_attention
+
+@pytest.mark.parametrize("L,S", [(1, 1), (5, 6), (6, 6), (7, 17), (63, 64), (64, 64), (65, 63), (130, 129)])
+@pytest.mark.parametrize("E,Ev", [(64, 64), (8, 20), (17, 5)])
+def test_sdpa_tiles_and_blocks(L, S, E, Ev):
+    q, k, v = rnd(2, L, E, seed=1), rnd(2, S, E, seed=2), rnd(2, S, Ev, seed=3)
+    for causal in (False, True):
+        want = np_attention(q, k, v, causal=causal)
+        got = F.scaled_dot_product_attention(tl.tensor(q), tl.tensor(k), tl.tensor(v), is_causal=causal)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+        got32 = F.scaled_dot_product_attention(*(tl.tensor(a.astype(np.float32)) for a in (q, k, v)),
+                                               is_causal=causal)
+        np.testing.assert_allclose(np.asarray(got32), want, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("L,S", [(7, 70), (70, 130)])
+def test_sdpa_masks_blank_rows_inside_a_block(L, S):
+    q, k, v = rnd(3, L, 16, seed=4), rnd(3, S, 16, seed=5), rnd(3, S, 20, seed=6)
+    bm = np.random.default_rng(7).integers(0, 2, (3, L, S)).astype(bool)
+    bm[:, 2, :] = False            # a fully masked row: NaN, as PyTorch's math path
+    bm[:, 3, :64] = False          # a row masked for the whole first key block only
+    bm[:, 4, :] = False
+    bm[:, 4, S - 1] = True         # ... and one that sees a single key
+    got = np.asarray(F.scaled_dot_product_attention(tl.tensor(q), tl.tensor(k), tl.tensor(v), tl.tensor(bm)))
+    want = np_attention(q, k, v, bm)
+    assert np.isnan(got[:, 2]).all()
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    fm = rnd(1, L, S, seed=8)
+    got = F.scaled_dot_product_attention(tl.tensor(q), tl.tensor(k), tl.tensor(v), tl.tensor(fm), scale=0.3)
+    np.testing.assert_allclose(np.asarray(got), np_attention(q, k, v, fm, scale=0.3), rtol=1e-10, atol=1e-12)
+
+
+def test_sdpa_non_contiguous_inputs():
+    q = rnd(2, 70, 3, 16, seed=9).transpose(0, 2, 1, 3)      # (2, 3, 70, 16) read through strides
+    k = rnd(2, 3, 16, 67, seed=10)
+    v = rnd(2, 3, 67, 24, seed=11)
+    tq, tk = tl.tensor(rnd(2, 70, 3, 16, seed=9)).transpose(1, 2), tl.tensor(k).transpose(-1, -2)
+    for causal in (False, True):
+        got = F.scaled_dot_product_attention(tq, tk, tl.tensor(v)[..., ::2], is_causal=causal)
+        want = np_attention(q, k.swapaxes(-1, -2), v[..., ::2], causal=causal)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_sdpa_reduced_precision_matches_float32(dtype):
+    q, k, v = rnd(2, 2, 70, 64, seed=12), rnd(2, 2, 70, 64, seed=13), rnd(2, 2, 70, 24, seed=14)
+    for causal in (False, True):
+        args = [tl.tensor(a.astype(np.float32)).to(dtype) for a in (q, k, v)]
+        got = F.scaled_dot_product_attention(*args, is_causal=causal)
+        assert got.dtype == dtype
+        ref = F.scaled_dot_product_attention(*(a.float() for a in args), is_causal=causal)
+        tol = 1e-2 if dtype == tl.float16 else 3e-2
+        np.testing.assert_allclose(np.asarray(got.float()), np.asarray(ref), rtol=tol, atol=tol)
+
+
+def test_sdpa_gradcheck_across_tiles():
+    q = tl.tensor(rnd(1, 13, 5, seed=15)).requires_grad_(True)
+    k = tl.tensor(rnd(1, 9, 5, seed=16)).requires_grad_(True)
+    v = tl.tensor(rnd(1, 9, 18, seed=17)).requires_grad_(True)
+    for causal in (False, True):
+        assert gradcheck(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=causal), (q, k, v))
