@@ -3,7 +3,11 @@ speed slice), checked where their tiling changes: attention with query/key
 counts at and around the 6-row tile, the 16-column tile and the 64-row/key
 blocks, head sizes that are not a multiple of the tile, masks that blank a
 row inside one key block, non-contiguous inputs, float16/bfloat16 against a
-float32 reference, and float64 gradcheck."""
+float32 reference, and float64 gradcheck. Convolution: the stride-1
+transposed convolution (every stride-1 input gradient) run as a plain one with
+the flipped kernel, the cases that must not take it (stride, padding past the
+kernel's reach, output_padding), and the row-chunked columns of the forward
+with a chunk count that does not divide the output rows."""
 import math
 
 import numpy as np
@@ -12,6 +16,7 @@ import pytest
 import torchlike as tl
 import torchlike.nn.functional as F
 from torchlike.autograd.gradcheck import gradcheck
+from opinfo.nn_conv_pool import conv_ref
 
 
 def rnd(*shape, seed=0, dtype=np.float64):
@@ -91,3 +96,74 @@ def test_sdpa_gradcheck_across_tiles():
     v = tl.tensor(rnd(1, 9, 18, seed=17)).requires_grad_(True)
     for causal in (False, True):
         assert gradcheck(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=causal), (q, k, v))
+
+
+# ---------------------------------------------------------------- convolution
+
+def _conv_args(shape, seed, grad=False):
+    t = tl.tensor(rnd(*shape, seed=seed))
+    return t.requires_grad_(True) if grad else t
+
+
+# (stride, padding, output_padding, dilation, groups): the first ones take the
+# flipped-kernel path, the rest fall back to the column scatter.
+CONVT = [(1, 0, 0, 1, 1), (1, 1, 0, 1, 2), (1, 2, 0, 2, 1), (1, 2, 0, 1, 1), (1, 1, 1, 2, 1),
+         (2, 1, 1, 1, 2)]
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("s,p,op,d,g", CONVT)
+def test_conv_transpose_flipped_kernel_path(nd, s, p, op, d, g):
+    sp = {1: (7,), 2: (6, 5), 3: (4, 3, 5)}[nd]
+    ks = (3, 2, 3)[:nd]
+    x = rnd(2, 4, *sp, seed=20)
+    w = rnd(4, 6 // g, *ks, seed=21)
+    b = rnd(6, seed=22)
+    f = getattr(F, f"conv_transpose{nd}d")
+    got = f(tl.tensor(x), tl.tensor(w), tl.tensor(b), stride=s, padding=p, output_padding=op, groups=g, dilation=d)
+    want = conv_ref(x, w, b, s, p, d, g, True, op)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-10)
+    got32 = f(tl.tensor(x.astype(np.float32)), tl.tensor(w.astype(np.float32)), None, stride=s, padding=p,
+              output_padding=op, groups=g, dilation=d)
+    np.testing.assert_allclose(np.asarray(got32), conv_ref(x, w, None, s, p, d, g, True, op), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("oh", [1, 3, 10])
+def test_conv_forward_row_chunks(oh):
+    # 64 channels x 3x3 taps x 60 columns is 138 KB of float32 columns per
+    # output row: the forward takes 3 rows per chunk, so 10 rows end on a
+    # partial chunk. The input gradient (stride 1) goes through the same path.
+    x = rnd(2, 64, oh, 60, seed=23, dtype=np.float32)
+    w = rnd(8, 64, 3, 3, seed=24, dtype=np.float32) * 0.1
+    tx = tl.tensor(x).requires_grad_(True)
+    y = F.conv2d(tx, tl.tensor(w), padding=1)
+    want = conv_ref(x.astype(np.float64), w.astype(np.float64), None, 1, 1, 1, 1)
+    np.testing.assert_allclose(np.asarray(y.detach()), want, rtol=1e-4, atol=1e-4)
+    g = rnd(*want.shape, seed=25, dtype=np.float32)
+    y.backward(tl.tensor(g))
+    want_dx = conv_ref(g.astype(np.float64), w.astype(np.float64), None, 1, 1, 1, 1, True, 0)
+    np.testing.assert_allclose(np.asarray(tx.grad), want_dx, rtol=1e-4, atol=1e-4)
+    # Non-contiguous input (a channels-last view) gives the same result.
+    xc = tl.tensor(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+    np.testing.assert_allclose(np.asarray(F.conv2d(xc, tl.tensor(w), padding=1)), np.asarray(y.detach()), rtol=1e-6,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_conv_stride1_backward_reduced_precision(dtype):
+    x = rnd(2, 3, 6, 7, seed=26, dtype=np.float32)
+    w = rnd(5, 3, 3, 3, seed=27, dtype=np.float32) * 0.3
+    tx = tl.tensor(x).to(dtype).requires_grad_(True)
+    y = F.conv2d(tx, tl.tensor(w).to(dtype), padding=1)
+    y.backward(tl.ones_like(y))
+    ref = conv_ref(np.ones(tuple(y.shape)), w.astype(np.float64), None, 1, 1, 1, 1, True, 0)
+    tol = 2e-2 if dtype == tl.float16 else 1e-1
+    assert tx.grad.dtype == dtype
+    np.testing.assert_allclose(np.asarray(tx.grad.float()), ref, rtol=tol, atol=tol)
+
+
+def test_conv_gradcheck_stride1_and_dilated():
+    x, w = _conv_args((1, 2, 5, 4), 28, True), _conv_args((3, 2, 2, 3), 29, True)
+    assert gradcheck(lambda a, b: F.conv2d(a, b, padding=1, dilation=(2, 1)), (x, w))
+    wt = _conv_args((2, 3, 2, 3), 30, True)
+    assert gradcheck(lambda a, b: F.conv_transpose2d(a, b, padding=(1, 2)), (x, wt))

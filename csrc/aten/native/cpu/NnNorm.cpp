@@ -16,6 +16,7 @@
 
 #include "../Math.h"
 #include "../NnNorm.h"
+#include "../NnRowStats.h"
 #include "aten/Parallel.h"
 #include "ops/_softmax_backward_data.h"
 #include "ops/_log_softmax_backward_data.h"
@@ -301,16 +302,9 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm_cpu(const Tenso
           for (int64_t i = 0; i < N; ++i) buf[i] = static_cast<A>(xp[r * N + i]);
           xr = buf.data();
         }
-        // Two passes (mean, then squared deviations): no cancellation for
-        // rows with a large mean, which a one-pass sum of squares would have.
-        A s = 0;
-#pragma omp simd reduction(+ : s)
-        for (int64_t i = 0; i < N; ++i) s += xr[i];
-        const A mu = s / N;
-        A q = 0;
-#pragma omp simd reduction(+ : q)
-        for (int64_t i = 0; i < N; ++i) q += (xr[i] - mu) * (xr[i] - mu);
-        const A rs = A(1) / std::sqrt(q / N + static_cast<A>(eps));
+        A mu, var;
+        row_stats::mean_var<A>(xr, N, mu, var);
+        const A rs = A(1) / std::sqrt(var + static_cast<A>(eps));
         mp[r] = mu;
         rp[r] = rs;
         scalar_t* y = yp + r * N;
