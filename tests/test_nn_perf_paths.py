@@ -167,3 +167,57 @@ def test_conv_gradcheck_stride1_and_dilated():
     assert gradcheck(lambda a, b: F.conv2d(a, b, padding=1, dilation=(2, 1)), (x, w))
     wt = _conv_args((2, 3, 2, 3), 30, True)
     assert gradcheck(lambda a, b: F.conv_transpose2d(a, b, padding=(1, 2)), (x, wt))
+
+
+# ---------------------------------------------------------------- layer_norm (lane reductions)
+
+def np_layer_norm(x, n, w, b, eps=1e-5):
+    axes = tuple(range(x.ndim - n, x.ndim))
+    mu = x.mean(axes, keepdims=True)
+    var = ((x - mu) ** 2).mean(axes, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    return y * w + b
+
+
+@pytest.mark.parametrize("N", [1, 7, 31, 32, 33, 64, 65, 100])
+def test_layer_norm_row_lengths_around_lanes(N):
+    x, w, b = rnd(5, N, seed=40) + 3.0, rnd(N, seed=41), rnd(N, seed=42)
+    tx, tw, tb = (tl.tensor(a).requires_grad_(True) for a in (x, w, b))
+    y = F.layer_norm(tx, (N,), tw, tb)
+    np.testing.assert_allclose(np.asarray(y.detach()), np_layer_norm(x, 1, w, b), rtol=1e-10, atol=1e-10)
+    if N in (7, 33):  # one row length below and one past a full set of lanes (gradcheck is slow)
+        gx = tl.tensor(x[:2]).requires_grad_(True)
+        assert gradcheck(lambda a, c, d: F.layer_norm(a, (N,), c, d), (gx, tw, tb))
+    x32 = tl.tensor(x.astype(np.float32))
+    np.testing.assert_allclose(np.asarray(F.layer_norm(x32, (N,), tl.tensor(w.astype(np.float32)),
+                                                       tl.tensor(b.astype(np.float32)))),
+                               np_layer_norm(x, 1, w, b), rtol=1e-4, atol=1e-4)
+
+
+def test_layer_norm_backward_float32_and_non_contiguous():
+    x, w, b, g = rnd(3, 4, 70, seed=43), rnd(4, 70, seed=44), rnd(4, 70, seed=45), rnd(3, 4, 70, seed=46)
+    t64 = [tl.tensor(a).requires_grad_(True) for a in (x, w, b)]
+    F.layer_norm(t64[0], (4, 70), t64[1], t64[2]).backward(tl.tensor(g))
+    # float32, with the input read through a transposed view.
+    xt = tl.tensor(np.ascontiguousarray(x.astype(np.float32).transpose(1, 0, 2))).transpose(0, 1).requires_grad_(True)
+    w32, b32 = (tl.tensor(a.astype(np.float32)).requires_grad_(True) for a in (w, b))
+    F.layer_norm(xt, (4, 70), w32, b32).backward(tl.tensor(g.astype(np.float32)))
+    for a, r in ((xt, t64[0]), (w32, t64[1]), (b32, t64[2])):
+        np.testing.assert_allclose(np.asarray(a.grad), np.asarray(r.grad), rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16])
+def test_layer_norm_reduced_precision(dtype):
+    x, w, b = rnd(6, 65, seed=47), rnd(65, seed=48), rnd(65, seed=49)
+    tx = tl.tensor(x.astype(np.float32)).to(dtype).requires_grad_(True)
+    tw, tb = (tl.tensor(a.astype(np.float32)).to(dtype).requires_grad_(True) for a in (w, b))
+    y = F.layer_norm(tx, (65,), tw, tb)
+    assert y.dtype == dtype
+    ref = np_layer_norm(np.asarray(tx.detach().float()).astype(np.float64), 1, np.asarray(tw.detach().float()),
+                        np.asarray(tb.detach().float()))
+    tol = 2e-2 if dtype == tl.float16 else 1e-1
+    np.testing.assert_allclose(np.asarray(y.detach().float()), ref, rtol=tol, atol=tol)
+    y.sum().backward()
+    assert tx.grad.dtype == dtype and np.isfinite(np.asarray(tx.grad.float())).all()
+    # The sum of a normalised row's input gradient is 0 up to rounding.
+    np.testing.assert_allclose(np.asarray(tx.grad.float()).sum(-1), 0, atol=tol * 10)

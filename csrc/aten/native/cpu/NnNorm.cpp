@@ -357,41 +357,45 @@ std::tuple<TensorBase, TensorBase, TensorBase> layer_norm_backward_cpu(
     const int64_t nchunks = std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), M));
     std::vector<A> pw((want_w ? nchunks * N : 0), A(0)), pb((want_b ? nchunks * N : 0), A(0));
     parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
-      std::vector<A> xb(N), gb(N);
+      const A* wp = w.data();
+      const A inv_n = A(1) / static_cast<A>(N);
       for (int64_t c = cb; c < ce; ++c) {
         const int64_t r0 = M * c / nchunks, r1 = M * (c + 1) / nchunks;
         A* accw = want_w ? pw.data() + c * N : nullptr;
         A* accb = want_b ? pb.data() + c * N : nullptr;
         for (int64_t r = r0; r < r1; ++r) {
           const A m = mp[r], s = rp[r];
-          for (int64_t i = 0; i < N; ++i) {
-            xb[i] = (static_cast<A>(xp[r * N + i]) - m) * s;  // xhat
-            gb[i] = static_cast<A>(gp[r * N + i]);
-          }
-          const A* xh = xb.data();
-          const A* gr = gb.data();
+          const scalar_t* xr = xp + r * N;
+          const scalar_t* gr = gp + r * N;
+          // One pass over the row for the parameter gradients and dx's two
+          // row sums (xhat recomputed, never stored); the sums run in lanes
+          // (NnRowStats.h) so they are not bound by one add chain.
           if (accw) {
 #pragma omp simd
-            for (int64_t i = 0; i < N; ++i) accw[i] += gr[i] * xh[i];
+            for (int64_t i = 0; i < N; ++i) accw[i] += static_cast<A>(gr[i]) * ((static_cast<A>(xr[i]) - m) * s);
           }
           if (accb) {
 #pragma omp simd
-            for (int64_t i = 0; i < N; ++i) accb[i] += gr[i];
+            for (int64_t i = 0; i < N; ++i) accb[i] += static_cast<A>(gr[i]);
           }
           if (dxp) {
-            const A* wp = w.data();
-            A s1 = 0, s2 = 0;
-#pragma omp simd reduction(+ : s1, s2)
-            for (int64_t i = 0; i < N; ++i) {
-              A gw = gr[i] * wp[i];
-              s1 += gw;
-              s2 += gw * xh[i];
-            }
-            s1 /= N;
-            s2 /= N;
+            A s1, s2;  // sum(g*w), sum(g*w*xhat)
+            row_stats::lane_sum2<A>(
+                N,
+                [&](int64_t i, A& a1, A& a2) {
+                  const A gw = static_cast<A>(gr[i]) * wp[i];
+                  a1 += gw;
+                  a2 += gw * ((static_cast<A>(xr[i]) - m) * s);
+                },
+                s1, s2);
+            s1 *= inv_n;
+            s2 *= inv_n;
             scalar_t* o = dxp + r * N;
 #pragma omp simd
-            for (int64_t i = 0; i < N; ++i) o[i] = static_cast<scalar_t>(s * (gr[i] * wp[i] - s1 - xh[i] * s2));
+            for (int64_t i = 0; i < N; ++i) {
+              const A xh = (static_cast<A>(xr[i]) - m) * s;
+              o[i] = static_cast<scalar_t>(s * (static_cast<A>(gr[i]) * wp[i] - s1 - xh * s2));
+            }
           }
         }
       }
