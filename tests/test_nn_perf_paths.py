@@ -221,3 +221,73 @@ def test_layer_norm_reduced_precision(dtype):
     assert tx.grad.dtype == dtype and np.isfinite(np.asarray(tx.grad.float())).all()
     # The sum of a normalised row's input gradient is 0 up to rounding.
     np.testing.assert_allclose(np.asarray(tx.grad.float()).sum(-1), 0, atol=tol * 10)
+
+
+# ---------------------------------------------------------------- max pooling (row-at-a-time interior)
+
+def np_max_pool2d(x, k, s, p, d):
+    N, C, H, W = x.shape
+    OH, OW = (H + 2 * p - d * (k - 1) - 1) // s + 1, (W + 2 * p - d * (k - 1) - 1) // s + 1
+    y = np.empty((N, C, OH, OW), x.dtype)
+    idx = np.empty((N, C, OH, OW), np.int64)
+    for oh in range(OH):
+        for ow in range(OW):
+            best = None
+            for kh in range(k):
+                for kw in range(k):
+                    ih, iw = oh * s - p + kh * d, ow * s - p + kw * d
+                    if not (0 <= ih < H and 0 <= iw < W):
+                        continue
+                    v = x[:, :, ih, iw]
+                    i = ih * W + iw
+                    if best is None:
+                        best, bi = v.copy(), np.full(v.shape, i)
+                    else:
+                        take = (v > best) | np.isnan(v)
+                        best, bi = np.where(take, v, best), np.where(take, i, bi)
+            y[:, :, oh, ow], idx[:, :, oh, ow] = best, bi
+    return y, idx
+
+
+@pytest.mark.parametrize("k,s,p,d,W", [(3, 2, 1, 1, 9), (2, 2, 0, 1, 8), (3, 1, 1, 2, 7), (3, 2, 1, 1, 3),
+                                       (2, 1, 1, 1, 1), (3, 3, 0, 1, 12)])
+def test_max_pool2d_interior_rows(k, s, p, d, W):
+    x = np.round(rnd(2, 3, 6, W, seed=50), 1)  # rounded: ties, where the first maximum must win
+    x[0, 0, 2, :] = np.nan
+    x[1, 2, 3, W // 2] = np.nan
+    want, want_i = np_max_pool2d(x, k, s, p, d)
+    for dt, tol in ((np.float64, 0), (np.float32, 1e-6)):
+        y, i = F.max_pool2d(tl.tensor(x.astype(dt)), k, s, p, d, return_indices=True)
+        np.testing.assert_allclose(np.asarray(y), want, rtol=tol, atol=tol)
+        np.testing.assert_array_equal(np.asarray(i), want_i)
+    # Non-contiguous input: the same windows through a transposed view.
+    xt = tl.tensor(np.ascontiguousarray(x.swapaxes(2, 3))).transpose(2, 3)
+    y, i = F.max_pool2d(xt, k, s, p, d, return_indices=True)
+    np.testing.assert_array_equal(np.asarray(i), want_i)
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16, tl.int32])
+def test_max_pool2d_interior_rows_dtypes(dtype):
+    x = np.round(rnd(1, 2, 7, 11, seed=51) * 4)
+    want, want_i = np_max_pool2d(x, 3, 2, 1, 1)
+    y, i = F.max_pool2d(tl.tensor(x.astype(np.float32)).to(dtype), 3, 2, 1, return_indices=True)
+    assert y.dtype == dtype
+    np.testing.assert_allclose(np.asarray(y.to(tl.float64)), want)
+    np.testing.assert_array_equal(np.asarray(i), want_i)
+
+
+def np_max_pool_nd(x, k, s, p):
+    nd = x.ndim - 2
+    xp = np.pad(x, ((0, 0), (0, 0)) + ((p, p),) * nd, constant_values=-np.inf)
+    win = np.lib.stride_tricks.sliding_window_view(xp, (k,) * nd, axis=tuple(range(2, 2 + nd)))
+    win = win[(slice(None), slice(None)) + (slice(None, None, s),) * nd]
+    return win.max(axis=tuple(range(-nd, 0)))
+
+
+def test_max_pool_1d_3d_and_gradcheck():
+    x3 = rnd(1, 2, 4, 5, 9, seed=52)
+    np.testing.assert_allclose(np.asarray(F.max_pool3d(tl.tensor(x3), 3, 2, 1)), np_max_pool_nd(x3, 3, 2, 1))
+    x1 = rnd(2, 3, 10, seed=53)
+    np.testing.assert_allclose(np.asarray(F.max_pool1d(tl.tensor(x1), 3, 2, 1)), np_max_pool_nd(x1, 3, 2, 1))
+    xg = tl.tensor(rnd(1, 2, 5, 7, seed=54)).requires_grad_(True)
+    assert gradcheck(lambda a: F.max_pool2d(a, 3, 2, 1), (xg,))

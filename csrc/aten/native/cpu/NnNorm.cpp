@@ -82,9 +82,7 @@ void softmax_lastdim(const T* in, T* out, int64_t rows, int64_t n) {
         xs = buf.data();
         t = buf.data();
       }
-      A m = -std::numeric_limits<A>::infinity();
-#pragma omp simd reduction(max : m)
-      for (int64_t i = 0; i < n; ++i) m = xs[i] > m ? xs[i] : m;
+      const A m = row_stats::lane_max<A>(xs, n, -std::numeric_limits<A>::infinity());
       // A NaN never wins the max above, but exp(NaN - m) carries it into the
       // sum, so the whole row becomes NaN, as in PyTorch.
       A s = 0;
@@ -192,9 +190,9 @@ TensorBase softmax_backward_impl(const char* op, const TensorBase& grad, const T
           scalar_t* o = op_ + base;
           A s = 0;
           if (inner == 1) {
-#pragma omp simd reduction(+ : s)
-            for (int64_t i = 0; i < n; ++i)
-              s += Log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+            s = row_stats::lane_sum<A>(n, [&](int64_t i) {
+              return Log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+            });
             if constexpr (Log) {
 #pragma omp simd
               for (int64_t i = 0; i < n; ++i)
