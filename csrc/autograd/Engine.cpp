@@ -201,7 +201,11 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     }
     variable_list out;
     try {
-      out = n->apply(variable_list(in));
+      // Post hooks see the node's inputs, so `in` is kept for them; without
+      // any it is handed over, so a gradient buffer nothing else holds
+      // reaches AccumulateGrad with no extra reference and is stolen there
+      // instead of cloned.
+      out = n->post_hooks().items.empty() ? n->apply(std::move(in)) : n->apply(variable_list(in));
     } catch (const c10::Error& e) {
       if (anomaly_enabled() && !n->anomaly_trace().empty())
         c10::throw_error(e.kind(), std::string(e.what()) + "\n\nThe forward call that created " + n->name() +

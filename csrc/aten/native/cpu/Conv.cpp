@@ -36,40 +36,43 @@ namespace {
 
 // ---------------------------------------------------------------- vol2col / col2vol
 
-// cols[(c, kd, kh, kw)][(od, oh, ow)] = x[c][in coords] or 0 outside the input.
+// cols[(c, kd, kh, kw)][(od, oh, ow)] = x[c][in coords] or 0 outside the input,
+// for the output rows (od, oh) flattened in [row_begin, row_end) (all by
+// default); each cols row then holds (row_end - row_begin) * OW elements.
 template <class T>
-void vol2col(const T* x, int64_t channels, const Window3& w, T* cols) {
-  const int64_t L = w.out_numel(), kvol = w.k_numel();
+void vol2col(const T* x, int64_t channels, const Window3& w, T* cols, int64_t row_begin = 0, int64_t row_end = -1) {
+  const int64_t kvol = w.k_numel();
   const int64_t ID = w.in[0], IH = w.in[1], IW = w.in[2];
-  const int64_t OD = w.out[0], OH = w.out[1], OW = w.out[2];
+  const int64_t OH = w.out[1], OW = w.out[2];
+  if (row_end < 0) row_end = w.out[0] * OH;
+  const int64_t L = (row_end - row_begin) * OW;
   for (int64_t c = 0; c < channels; ++c) {
     const T* xc = x + c * w.in_numel();
     for (int64_t kidx = 0; kidx < kvol; ++kidx) {
       const int64_t kd = kidx / (w.k[1] * w.k[2]), kh = (kidx / w.k[2]) % w.k[1], kw = kidx % w.k[2];
       T* row = cols + (c * kvol + kidx) * L;
-      for (int64_t od = 0; od < OD; ++od) {
+      for (int64_t orow = row_begin; orow < row_end; ++orow) {
+        const int64_t od = orow / OH, oh = orow % OH;
         const int64_t id = w.in_coord(0, od, kd);
-        for (int64_t oh = 0; oh < OH; ++oh) {
-          T* dst = row + (od * OH + oh) * OW;
-          const int64_t ih = w.in_coord(1, oh, kh);
-          if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
-            std::fill(dst, dst + OW, T(0));
-            continue;
-          }
-          const T* src = xc + (id * IH + ih) * IW;
-          const int64_t sw = w.s[2], off = kw * w.d[2] - w.p[2];
-          if (sw == 1) {
-            // One contiguous run, zero-filled where it hangs over either edge.
-            const int64_t lo = std::min<int64_t>(OW, std::max<int64_t>(0, -off));
-            const int64_t hi = std::max<int64_t>(lo, std::min<int64_t>(OW, IW - off));
-            std::fill(dst, dst + lo, T(0));
-            if (hi > lo) std::memcpy(dst + lo, src + lo + off, (size_t)(hi - lo) * sizeof(T));
-            std::fill(dst + hi, dst + OW, T(0));
-          } else {
-            for (int64_t ow = 0; ow < OW; ++ow) {
-              const int64_t iw = ow * sw + off;
-              dst[ow] = (iw >= 0 && iw < IW) ? src[iw] : T(0);
-            }
+        T* dst = row + (orow - row_begin) * OW;
+        const int64_t ih = w.in_coord(1, oh, kh);
+        if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
+          std::fill(dst, dst + OW, T(0));
+          continue;
+        }
+        const T* src = xc + (id * IH + ih) * IW;
+        const int64_t sw = w.s[2], off = kw * w.d[2] - w.p[2];
+        if (sw == 1) {
+          // One contiguous run, zero-filled where it hangs over either edge.
+          const int64_t lo = std::min<int64_t>(OW, std::max<int64_t>(0, -off));
+          const int64_t hi = std::max<int64_t>(lo, std::min<int64_t>(OW, IW - off));
+          std::fill(dst, dst + lo, T(0));
+          if (hi > lo) std::memcpy(dst + lo, src + lo + off, (size_t)(hi - lo) * sizeof(T));
+          std::fill(dst + hi, dst + OW, T(0));
+        } else {
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const int64_t iw = ow * sw + off;
+            dst[ow] = (iw >= 0 && iw < IW) ? src[iw] : T(0);
           }
         }
       }
@@ -97,6 +100,17 @@ void col2vol(const T* cols, int64_t channels, const Window3& w, T* x) {
           const T* src = row + (od * OH + oh) * OW;
           T* dst = xc + (id * IH + ih) * IW;
           const int64_t sw = w.s[2], off = kw * w.d[2] - w.p[2];
+          if (sw == 1) {
+            // The run of outputs whose input column is inside the row (the
+            // same bounds as vol2col's copy), added without per-element
+            // checks so it vectorises: the input gradient's col2vol is a
+            // large share of a convolution's backward.
+            const int64_t lo = std::min<int64_t>(OW, std::max<int64_t>(0, -off));
+            const int64_t hi = std::max<int64_t>(lo, std::min<int64_t>(OW, IW - off));
+#pragma omp simd
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow + off] = (T)(dst[ow + off] + src[ow]);
+            continue;
+          }
           const int64_t lo = std::min<int64_t>(OW, std::max<int64_t>(0, (-off + sw - 1) / sw));
           for (int64_t ow = lo; ow < OW; ++ow) {
             const int64_t iw = ow * sw + off;
@@ -211,17 +225,26 @@ void conv_forward(const T* x, const T* wt, const T* bias, T* y, const ConvGeom& 
   const int64_t K = cin_g * win.k_numel(), L = win.out_numel(), Lin = win.in_numel();
   const bool direct = is_pointwise(win);
   const int64_t macs = g.Cout * K * L;
-  for_each_image<T>(g.N, direct ? 0 : g.Cin * win.k_numel() * L, macs, [&](int64_t n, T* cols, int /*slot*/) {
+  // The columns of a whole image (Cin * kvol x L) are megabytes: written by
+  // vol2col and read back by BLAS's packing from L3 or memory. Output rows are
+  // taken a few at a time instead, so each chunk's columns stay in L2 (about
+  // kColsBytes) between the copy and the product.
+  constexpr int64_t kColsBytes = int64_t(512) << 10;
+  const int64_t rows = win.out[0] * win.out[1], OW = win.out[2];
+  const int64_t row_bytes = g.Cin * win.k_numel() * OW * (int64_t)sizeof(T);
+  const int64_t chunk_rows = direct ? rows : std::max<int64_t>(1, std::min<int64_t>(rows, kColsBytes / std::max<int64_t>(1, row_bytes)));
+  for_each_image<T>(g.N, direct ? 0 : g.Cin * win.k_numel() * chunk_rows * OW, macs, [&](int64_t n, T* cols, int /*slot*/) {
     const T* xn = x + n * g.Cin * Lin;
-    if (direct) {
-      cols = const_cast<T*>(xn);
-    } else {
-      vol2col(xn, g.Cin, win, cols);
-    }
     T* yn = y + n * g.Cout * L;
-    for (int64_t gi = 0; gi < g.G; ++gi)
-      gemm<T>(false, false, cout_g, L, K, wt + gi * cout_g * K, K, cols + gi * K * L, L, false, yn + gi * cout_g * L,
-              L);
+    for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+      const int64_t r1 = std::min(rows, r0 + chunk_rows), Lc = (r1 - r0) * OW;
+      const T* src = direct ? xn : cols;
+      const int64_t ldb = direct ? L : Lc;
+      if (!direct) vol2col(xn, g.Cin, win, cols, r0, r1);
+      for (int64_t gi = 0; gi < g.G; ++gi)
+        gemm<T>(false, false, cout_g, Lc, K, wt + gi * cout_g * K, K, src + gi * K * ldb, ldb, false,
+                yn + gi * cout_g * L + r0 * OW, L);
+    }
     if (bias)
       for (int64_t c = 0; c < g.Cout; ++c) {
         T* p = yn + c * L;
@@ -231,12 +254,56 @@ void conv_forward(const T* x, const T* wt, const T* bias, T* y, const ConvGeom& 
   });
 }
 
+// With stride 1, a transposed convolution is the plain convolution of x with
+// the flipped, in/out-swapped kernel and padding d*(k-1)-p: y[p] = sum_k
+// x[p + pad - k*d] w[k] = sum_k' x[p - pad' + k'*d] w[K-1-k']. Returns that
+// plain convolution's window (in = x spatial, out = y spatial), or false when
+// the identity does not apply: a stride above 1, padding beyond d*(k-1)
+// (negative pad'), or output_padding (y longer than the flipped convolution
+// yields, so its last positions would need padding on one side only).
+bool flipped_plain_window(const Window3& win, Window3& flipped) {
+  for (int i = 0; i < 3; ++i) {
+    const int64_t reach = win.d[i] * (win.k[i] - 1);
+    if (win.s[i] != 1 || win.p[i] > reach || win.in[i] != win.out[i] - 2 * win.p[i] + reach) return false;
+    flipped.in[i] = win.out[i];
+    flipped.out[i] = win.in[i];
+    flipped.k[i] = win.k[i];
+    flipped.s[i] = 1;
+    flipped.p[i] = reach - win.p[i];
+    flipped.d[i] = win.d[i];
+  }
+  return true;
+}
+
+template <class T>
+void conv_forward(const T* x, const T* wt, const T* bias, T* y, const ConvGeom& g);
+
 // y (N, Cout, big...) = conv_transpose(x (N, Cin, small...), w (Cin, Cout/G, k...)) + bias, where `g.win`
 // describes the plain convolution big -> small (in = y spatial, out = x spatial).
 template <class T>
 void conv_transpose_forward(const T* x, const T* wt, const T* bias, T* y, const ConvGeom& g) {
   const Window3& win = g.win;
   const int64_t cin_g = g.Cin / g.G, cout_g = g.Cout / g.G, kvol = win.k_numel();
+  Window3 flipped;
+  if (kvol > 1 && flipped_plain_window(win, flipped)) {
+    // Stride 1 (every plain convolution's input gradient with stride 1): run
+    // it as the plain convolution with the flipped kernel. The product then
+    // has the kernel taps in its inner dimension (Cin/G * kvol) instead of
+    // only Cin/G, which BLAS runs far more efficiently, and vol2col's copies
+    // replace col2vol's scattered adds.
+    std::vector<T> wf((size_t)(g.Cout * cin_g * kvol));
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      for (int64_t ci = 0; ci < cin_g; ++ci)
+        for (int64_t co = 0; co < cout_g; ++co) {
+          const T* src = wt + ((gi * cin_g + ci) * cout_g + co) * kvol;
+          T* dst = wf.data() + ((gi * cout_g + co) * cin_g + ci) * kvol;
+          for (int64_t kk = 0; kk < kvol; ++kk) dst[kk] = src[kvol - 1 - kk];
+        }
+    ConvGeom pg = g;
+    pg.win = flipped;
+    conv_forward<T>(x, wf.data(), bias, y, pg);
+    return;
+  }
   const int64_t M = cout_g * kvol, Lsmall = win.out_numel(), Lbig = win.in_numel();
   const bool direct = is_pointwise(win);
   const int64_t macs = g.Cin * M * Lsmall;

@@ -16,6 +16,7 @@
 
 #include "../Math.h"
 #include "../NnNorm.h"
+#include "../NnRowStats.h"
 #include "aten/Parallel.h"
 #include "ops/_softmax_backward_data.h"
 #include "ops/_log_softmax_backward_data.h"
@@ -81,9 +82,7 @@ void softmax_lastdim(const T* in, T* out, int64_t rows, int64_t n) {
         xs = buf.data();
         t = buf.data();
       }
-      A m = -std::numeric_limits<A>::infinity();
-#pragma omp simd reduction(max : m)
-      for (int64_t i = 0; i < n; ++i) m = xs[i] > m ? xs[i] : m;
+      const A m = row_stats::lane_max<A>(xs, n, -std::numeric_limits<A>::infinity());
       // A NaN never wins the max above, but exp(NaN - m) carries it into the
       // sum, so the whole row becomes NaN, as in PyTorch.
       A s = 0;
@@ -191,9 +190,9 @@ TensorBase softmax_backward_impl(const char* op, const TensorBase& grad, const T
           scalar_t* o = op_ + base;
           A s = 0;
           if (inner == 1) {
-#pragma omp simd reduction(+ : s)
-            for (int64_t i = 0; i < n; ++i)
-              s += Log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+            s = row_stats::lane_sum<A>(n, [&](int64_t i) {
+              return Log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+            });
             if constexpr (Log) {
 #pragma omp simd
               for (int64_t i = 0; i < n; ++i)
@@ -301,16 +300,9 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm_cpu(const Tenso
           for (int64_t i = 0; i < N; ++i) buf[i] = static_cast<A>(xp[r * N + i]);
           xr = buf.data();
         }
-        // Two passes (mean, then squared deviations): no cancellation for
-        // rows with a large mean, which a one-pass sum of squares would have.
-        A s = 0;
-#pragma omp simd reduction(+ : s)
-        for (int64_t i = 0; i < N; ++i) s += xr[i];
-        const A mu = s / N;
-        A q = 0;
-#pragma omp simd reduction(+ : q)
-        for (int64_t i = 0; i < N; ++i) q += (xr[i] - mu) * (xr[i] - mu);
-        const A rs = A(1) / std::sqrt(q / N + static_cast<A>(eps));
+        A mu, var;
+        row_stats::mean_var<A>(xr, N, mu, var);
+        const A rs = A(1) / std::sqrt(var + static_cast<A>(eps));
         mp[r] = mu;
         rp[r] = rs;
         scalar_t* y = yp + r * N;
@@ -363,41 +355,45 @@ std::tuple<TensorBase, TensorBase, TensorBase> layer_norm_backward_cpu(
     const int64_t nchunks = std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), M));
     std::vector<A> pw((want_w ? nchunks * N : 0), A(0)), pb((want_b ? nchunks * N : 0), A(0));
     parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
-      std::vector<A> xb(N), gb(N);
+      const A* wp = w.data();
+      const A inv_n = A(1) / static_cast<A>(N);
       for (int64_t c = cb; c < ce; ++c) {
         const int64_t r0 = M * c / nchunks, r1 = M * (c + 1) / nchunks;
         A* accw = want_w ? pw.data() + c * N : nullptr;
         A* accb = want_b ? pb.data() + c * N : nullptr;
         for (int64_t r = r0; r < r1; ++r) {
           const A m = mp[r], s = rp[r];
-          for (int64_t i = 0; i < N; ++i) {
-            xb[i] = (static_cast<A>(xp[r * N + i]) - m) * s;  // xhat
-            gb[i] = static_cast<A>(gp[r * N + i]);
-          }
-          const A* xh = xb.data();
-          const A* gr = gb.data();
+          const scalar_t* xr = xp + r * N;
+          const scalar_t* gr = gp + r * N;
+          // One pass over the row for the parameter gradients and dx's two
+          // row sums (xhat recomputed, never stored); the sums run in lanes
+          // (NnRowStats.h) so they are not bound by one add chain.
           if (accw) {
 #pragma omp simd
-            for (int64_t i = 0; i < N; ++i) accw[i] += gr[i] * xh[i];
+            for (int64_t i = 0; i < N; ++i) accw[i] += static_cast<A>(gr[i]) * ((static_cast<A>(xr[i]) - m) * s);
           }
           if (accb) {
 #pragma omp simd
-            for (int64_t i = 0; i < N; ++i) accb[i] += gr[i];
+            for (int64_t i = 0; i < N; ++i) accb[i] += static_cast<A>(gr[i]);
           }
           if (dxp) {
-            const A* wp = w.data();
-            A s1 = 0, s2 = 0;
-#pragma omp simd reduction(+ : s1, s2)
-            for (int64_t i = 0; i < N; ++i) {
-              A gw = gr[i] * wp[i];
-              s1 += gw;
-              s2 += gw * xh[i];
-            }
-            s1 /= N;
-            s2 /= N;
+            A s1, s2;  // sum(g*w), sum(g*w*xhat)
+            row_stats::lane_sum2<A>(
+                N,
+                [&](int64_t i, A& a1, A& a2) {
+                  const A gw = static_cast<A>(gr[i]) * wp[i];
+                  a1 += gw;
+                  a2 += gw * ((static_cast<A>(xr[i]) - m) * s);
+                },
+                s1, s2);
+            s1 *= inv_n;
+            s2 *= inv_n;
             scalar_t* o = dxp + r * N;
 #pragma omp simd
-            for (int64_t i = 0; i < N; ++i) o[i] = static_cast<scalar_t>(s * (gr[i] * wp[i] - s1 - xh[i] * s2));
+            for (int64_t i = 0; i < N; ++i) {
+              const A xh = (static_cast<A>(xr[i]) - m) * s;
+              o[i] = static_cast<scalar_t>(s * (static_cast<A>(gr[i]) * wp[i] - s1 - xh * s2));
+            }
           }
         }
       }

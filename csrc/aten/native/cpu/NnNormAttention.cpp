@@ -5,10 +5,11 @@
 // never formed, a causal mask skips the key blocks wholly above the diagonal,
 // and all arithmetic is in opmath (float for float16/bfloat16).
 //
-// The two small products per block are written as rank-1 updates whose inner
-// loop runs over contiguous memory (scores over a transposed key block,
-// outputs over a value row), which the compiler vectorises; each thread owns
-// whole (batch, query block) tasks, so no BLAS threading is nested inside ours.
+// The two small products per block (scores = Q K^T over a transposed key
+// block, output += P V) run as register-tiled row-major products: 6 query
+// rows at a time, whose causal key limit also bounds the columns computed on
+// the diagonal block. Each thread owns whole (batch, query block) tasks, so no
+// BLAS threading is nested inside ours.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,25 +36,72 @@ inline A exp_a(A x) {
   else return std::exp(x);
 }
 
-// acc[0:W] += sum_j p[j] * v[j, 0:W] with the accumulator in a local array
-// (kept in vector registers) for the common head size W.
-template <class A, int W>
-inline void accumulate_rows(A* acc, const A* p, const A* v, int64_t rows) {
-  A a[W];
-  for (int e = 0; e < W; ++e) a[e] = acc[e];
-  for (int64_t j = 0; j < rows; ++j) {
-    const A pj = p[j];
-    const A* vr = v + j * W;
+// Columns per register tile: two 32-byte vectors of A (16 floats, 8 doubles).
+template <class A>
+constexpr int kTileCols = static_cast<int>(64 / sizeof(A));
+
+// c[r, 0:NR] (=|+=) sum_k a[r, k] * b[k, 0:NR] for r < R: an R x NR tile of a
+// small row-major product. The tile's accumulators live in a fixed-size local
+// array that the compiler keeps in vector registers (R * NR / 8 of them for
+// float), so each k step costs two vector loads of b, R broadcasts of a and
+// R * 2 fused multiply-adds; streaming one output row at a time instead costs
+// as many loads as multiply-adds and is load-bound.
+template <class A, int R, int NR>
+inline void tile_product(const A* a, int64_t lda, const A* b, int64_t ldb, int64_t K, A* c, int64_t ldc,
+                         bool accumulate) {
+  A acc[R][NR];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) acc[r][t] = accumulate ? c[r * ldc + t] : A(0);
+  for (int64_t k = 0; k < K; ++k) {
+    const A* bk = b + k * ldb;
+    for (int r = 0; r < R; ++r) {
+      const A ar = a[r * lda + k];
 #pragma omp simd
-    for (int e = 0; e < W; ++e) a[e] += pj * vr[e];
+      for (int t = 0; t < NR; ++t) acc[r][t] += ar * bk[t];
+    }
   }
-  for (int e = 0; e < W; ++e) acc[e] = a[e];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) c[r * ldc + t] = acc[r][t];
+}
+
+// The same product for R rows and any column count N: full tiles, then the
+// leftover columns (N % NR) one at a time.
+template <class A, int R>
+inline void rows_product(const A* a, int64_t lda, const A* b, int64_t ldb, int64_t K, A* c, int64_t ldc, int64_t N,
+                         bool accumulate) {
+  constexpr int NR = kTileCols<A>;
+  int64_t j = 0;
+  for (; j + NR <= N; j += NR) tile_product<A, R, NR>(a, lda, b + j, ldb, K, c + j, ldc, accumulate);
+  for (; j < N; ++j)
+    for (int r = 0; r < R; ++r) {
+      A sum = accumulate ? c[r * ldc + j] : A(0);
+      for (int64_t k = 0; k < K; ++k) sum += a[r * lda + k] * b[k * ldb + j];
+      c[r * ldc + j] = sum;
+    }
+}
+
+// Rows per register tile: 6 rows x 2 vectors = 12 accumulators, which with
+// the two b vectors and a broadcast fills the 16 AVX registers.
+constexpr int kTileRows = 6;
+
+template <class A>
+inline void group_product(int rows, const A* a, int64_t lda, const A* b, int64_t ldb, int64_t K, A* c, int64_t ldc,
+                          int64_t N, bool accumulate) {
+  switch (rows) {
+    case 6: rows_product<A, 6>(a, lda, b, ldb, K, c, ldc, N, accumulate); break;
+    case 5: rows_product<A, 5>(a, lda, b, ldb, K, c, ldc, N, accumulate); break;
+    case 4: rows_product<A, 4>(a, lda, b, ldb, K, c, ldc, N, accumulate); break;
+    case 3: rows_product<A, 3>(a, lda, b, ldb, K, c, ldc, N, accumulate); break;
+    case 2: rows_product<A, 2>(a, lda, b, ldb, K, c, ldc, N, accumulate); break;
+    default: rows_product<A, 1>(a, lda, b, ldb, K, c, ldc, N, accumulate); break;
+  }
 }
 
 template <class T>
 void sdpa_kernel(const TensorBase& q, const TensorBase& k, const TensorBase& v, const TensorBase& mask,
                  bool is_causal, double scale_d, const TensorBase& out) {
   using A = c10::opmath_t<T>;
+  constexpr int64_t NR = kTileCols<A>;
   const int64_t N = q.sizes()[0], L = q.sizes()[1], E = q.sizes()[2], S = k.sizes()[1], Ev = v.sizes()[2];
   const T* qp = q.data_ptr<T>();
   const T* kp = k.data_ptr<T>();
@@ -66,9 +114,14 @@ void sdpa_kernel(const TensorBase& q, const TensorBase& k, const TensorBase& v, 
   const T* mfp = has_mask && !bool_mask ? mask.data_ptr<T>() : nullptr;
   const A scale = static_cast<A>(scale_d), ninf = -std::numeric_limits<A>::infinity();
   const int64_t nqb = (L + kQBlock - 1) / kQBlock;
+  // Causal (top-left aligned, as PyTorch): query i sees keys j <= i, so in
+  // the key block starting at j0 it sees the first valid_keys(i, j0) keys.
+  auto valid_keys = [&](int64_t qi_abs, int64_t j0, int64_t bk) -> int64_t {
+    return is_causal ? std::max<int64_t>(0, std::min(bk, qi_abs - j0 + 1)) : bk;
+  };
 
   parallel_for(0, N * nqb, 1, [&](int64_t tb, int64_t te) {
-    std::vector<A> qbuf(kQBlock * E), kt(E * kKBlock), vbuf(kKBlock * Ev), sc(kQBlock * kKBlock);
+    std::vector<A> qbuf(kQBlock * E), kt(E * kKBlock, A(0)), vbuf(kKBlock * Ev), sc(kQBlock * kKBlock);
     std::vector<A> acc(kQBlock * Ev), mrow(kQBlock), lrow(kQBlock);
     for (int64_t task = tb; task < te; ++task) {
       const int64_t n = task / nqb, i0 = (task % nqb) * kQBlock, bq = std::min(kQBlock, L - i0);
@@ -78,11 +131,14 @@ void sdpa_kernel(const TensorBase& q, const TensorBase& k, const TensorBase& v, 
       std::fill(acc.begin(), acc.end(), A(0));
       std::fill(mrow.begin(), mrow.end(), ninf);
       std::fill(lrow.begin(), lrow.end(), A(0));
-      // Causal (top-left aligned, as PyTorch): query i sees keys j <= i.
+      // Key blocks wholly above the diagonal are skipped.
       const int64_t s_end = is_causal ? std::min(S, i0 + bq) : S;
       for (int64_t j0 = 0; j0 < s_end; j0 += kKBlock) {
         const int64_t bk = std::min(kKBlock, s_end - j0);
-        // Key block transposed (E x bk) so a score row is an axpy over keys.
+        // Key block transposed (E x kKBlock) so scores are a row-major
+        // product; columns past bk stay zero from earlier (or initial) fills.
+        if (bk < kKBlock)
+          for (int64_t e = 0; e < E; ++e) std::fill(kt.begin() + e * kKBlock + bk, kt.begin() + (e + 1) * kKBlock, A(0));
         for (int64_t j = 0; j < bk; ++j)
           for (int64_t e = 0; e < E; ++e) kt[e * kKBlock + j] = static_cast<A>(kp[(n * S + j0 + j) * E + e]);
         // Values are read in place when already in opmath (float, double).
@@ -94,62 +150,55 @@ void sdpa_kernel(const TensorBase& q, const TensorBase& k, const TensorBase& v, 
             for (int64_t e = 0; e < Ev; ++e) vbuf[j * Ev + e] = static_cast<A>(vp[(n * S + j0 + j) * Ev + e]);
           vblk = vbuf.data();
         }
-        for (int64_t i = 0; i < bq; ++i) {
-          // Scores accumulate in a local fixed-size array: no aliasing with
-          // the key buffer, so the compiler keeps the row in vector registers
-          // across the whole E loop instead of reloading and storing it.
-          A srow[kKBlock];
-          for (int64_t j = 0; j < kKBlock; ++j) srow[j] = 0;
-          const A* qi = qbuf.data() + i * E;
-          for (int64_t e = 0; e < E; ++e) {
-            const A qv = qi[e];
-            const A* kr = kt.data() + e * kKBlock;
-#pragma omp simd
-            for (int64_t j = 0; j < kKBlock; ++j) srow[j] += qv * kr[j];
-          }
-          A* s = sc.data() + i * kKBlock;
-          for (int64_t j = 0; j < kKBlock; ++j) s[j] = srow[j];
-          const int64_t qi_abs = i0 + i;
-          if (has_mask) {
-            const int64_t mo = n * ms0 + qi_abs * ms1;
-            if (bool_mask) {
-              for (int64_t j = 0; j < bk; ++j)
-                if (!mbp[mo + (j0 + j) * ms2]) s[j] = ninf;
-            } else {
-              for (int64_t j = 0; j < bk; ++j) s[j] += static_cast<A>(mfp[mo + (j0 + j) * ms2]);
+        for (int64_t g0 = 0; g0 < bq; g0 += kTileRows) {
+          const int rows = static_cast<int>(std::min<int64_t>(kTileRows, bq - g0));
+          // Keys any row of this group sees (the group's last row sees the
+          // most under a causal mask): scores past them are not computed.
+          const int64_t gkeys = valid_keys(i0 + g0 + rows - 1, j0, bk);
+          if (gkeys == 0) continue;
+          const int64_t score_cols = std::min<int64_t>(kKBlock, (gkeys + NR - 1) / NR * NR);
+          A* sg = sc.data() + g0 * kKBlock;
+          group_product<A>(rows, qbuf.data() + g0 * E, E, kt.data(), kKBlock, E, sg, kKBlock, score_cols, false);
+          for (int64_t i = g0; i < g0 + rows; ++i) {
+            A* s = sc.data() + i * kKBlock;
+            const int64_t qi_abs = i0 + i;
+            if (has_mask) {
+              const int64_t mo = n * ms0 + qi_abs * ms1;
+              if (bool_mask) {
+                for (int64_t j = 0; j < bk; ++j)
+                  if (!mbp[mo + (j0 + j) * ms2]) s[j] = ninf;
+              } else {
+                for (int64_t j = 0; j < bk; ++j) s[j] += static_cast<A>(mfp[mo + (j0 + j) * ms2]);
+              }
             }
-          }
-          int64_t valid = bk;
-          if (is_causal) valid = std::max<int64_t>(0, std::min(bk, qi_abs - j0 + 1));
-          A bmax = ninf;
-          for (int64_t j = 0; j < valid; ++j) bmax = s[j] > bmax ? s[j] : bmax;
-          if (bmax == ninf) continue;  // every key of this block masked for this row
-          const A mnew = std::max(mrow[i], bmax);
-          const A corr = exp_a<A>(mrow[i] - mnew);  // 0 on the first block (mrow = -inf)
-          A sum = 0;
+            const int64_t valid = valid_keys(qi_abs, j0, bk);
+            // Probabilities past this row's keys are 0 so the group's value
+            // product (over gkeys keys) adds nothing for them.
+            for (int64_t j = valid; j < gkeys; ++j) s[j] = 0;
+            A bmax = ninf;
+            for (int64_t j = 0; j < valid; ++j) bmax = s[j] > bmax ? s[j] : bmax;
+            if (bmax == ninf) {  // every key of this block masked for this row
+              for (int64_t j = 0; j < valid; ++j) s[j] = 0;
+              continue;
+            }
+            const A mnew = std::max(mrow[i], bmax);
+            const A corr = exp_a<A>(mrow[i] - mnew);  // 0 on the first block (mrow = -inf)
+            A sum = 0;
 #pragma omp simd reduction(+ : sum)
-          for (int64_t j = 0; j < valid; ++j) {
-            const A p = exp_a<A>(s[j] - mnew);
-            s[j] = p;
-            sum += p;
-          }
-          lrow[i] = lrow[i] * corr + sum;
-          mrow[i] = mnew;
-          A* ai = acc.data() + i * Ev;
-          if (corr != A(1)) {
-#pragma omp simd
-            for (int64_t e = 0; e < Ev; ++e) ai[e] *= corr;
-          }
-          if (Ev == 64) {
-            accumulate_rows<A, 64>(ai, s, vblk, valid);
-          } else {
             for (int64_t j = 0; j < valid; ++j) {
-              const A p = s[j];
-              const A* vr = vblk + j * Ev;
+              const A p = exp_a<A>(s[j] - mnew);
+              s[j] = p;
+              sum += p;
+            }
+            lrow[i] = lrow[i] * corr + sum;
+            mrow[i] = mnew;
+            if (corr != A(1)) {
+              A* ai = acc.data() + i * Ev;
 #pragma omp simd
-              for (int64_t e = 0; e < Ev; ++e) ai[e] += p * vr[e];
+              for (int64_t e = 0; e < Ev; ++e) ai[e] *= corr;
             }
           }
+          group_product<A>(rows, sg, kKBlock, vblk, Ev, gkeys, acc.data() + g0 * Ev, Ev, Ev, true);
         }
       }
       // A row whose keys were all masked has l = 0: 0/0 gives NaN, as the

@@ -54,32 +54,91 @@ inline void tap_range(const Window3& w, int i, int64_t o, int64_t* lo, int64_t* 
   *hi = w.in[i] > start ? std::min(w.k[i], (w.in[i] - start + w.d[i] - 1) / w.d[i]) : 0;
 }
 
+// Every output coordinate's tap range along each dim, computed once per call:
+// tap_range divides, and doing that per output position and dim cost more
+// than the comparisons themselves.
+// [full_begin, full_end): the contiguous run of w positions whose every tap
+// is inside the input (empty when there is none).
+struct TapRanges {
+  std::vector<int64_t> lo[3], hi[3];
+  int64_t full_begin = 0, full_end = 0;
+  explicit TapRanges(const Window3& w) {
+    for (int i = 0; i < 3; ++i) {
+      lo[i].resize((size_t)w.out[i]);
+      hi[i].resize((size_t)w.out[i]);
+      for (int64_t o = 0; o < w.out[i]; ++o) tap_range(w, i, o, &lo[i][(size_t)o], &hi[i][(size_t)o]);
+    }
+    int64_t o = 0;
+    while (o < w.out[2] && !(lo[2][(size_t)o] == 0 && hi[2][(size_t)o] == w.k[2])) ++o;
+    full_begin = o;
+    while (o < w.out[2] && lo[2][(size_t)o] == 0 && hi[2][(size_t)o] == w.k[2]) ++o;
+    full_end = o;
+  }
+};
+
 template <class T>
 void max_pool_kernel(const T* x, T* y, int64_t* idx, int64_t planes, const Window3& w) {
   using A = acc_of<T>;
   const int64_t Lin = w.in_numel(), Lout = w.out_numel();
+  const TapRanges taps(w);
   at::parallel_for(0, planes, grain_for(Lout * w.k_numel()), [&](int64_t b, int64_t e) {
+    std::vector<A> rowbest((size_t)w.out[2]);
     for (int64_t pl = b; pl < e; ++pl) {
       const T* xp = x + pl * Lin;
       T* yp = y + pl * Lout;
       int64_t* ip = idx + pl * Lout;
       for (int64_t od = 0; od < w.out[0]; ++od) {
-        int64_t d0, d1;
-        tap_range(w, 0, od, &d0, &d1);
+        const int64_t d0 = taps.lo[0][(size_t)od], d1 = taps.hi[0][(size_t)od];
         for (int64_t oh = 0; oh < w.out[1]; ++oh) {
-          int64_t h0, h1;
-          tap_range(w, 1, oh, &h0, &h1);
+          const int64_t h0 = taps.lo[1][(size_t)oh], h1 = taps.hi[1][(size_t)oh];
+          const int64_t id0 = od * w.s[0] - w.p[0], ih0 = oh * w.s[1] - w.p[1];
+          const int64_t orow = (od * w.out[1] + oh) * w.out[2];
+          // Outputs whose window lies wholly inside the row along w (the
+          // interior, [taps.full_begin, taps.full_end)) are done a row at a
+          // time, tap by tap in the same (kd, kh, kw) order as below, with
+          // selects over the row (vectorised): per-window comparisons branch
+          // on random data and the mispredictions dominated.
+          if (d0 < d1 && h0 < h1 && taps.full_begin < taps.full_end) {
+            const int64_t fb = taps.full_begin, fe = taps.full_end, sw = w.s[2];
+            T* yrow = yp + orow;
+            int64_t* irow = ip + orow;
+            const int64_t first = ((id0 + d0 * w.d[0]) * w.in[1] + ih0 + h0 * w.d[1]) * w.in[2] - w.p[2];
+            for (int64_t ow = fb; ow < fe; ++ow) {
+              rowbest[(size_t)ow] = (A)xp[first + ow * sw];
+              irow[ow] = first + ow * sw;
+            }
+            for (int64_t kd = d0; kd < d1; ++kd)
+              for (int64_t kh = h0; kh < h1; ++kh) {
+                const int64_t row = ((id0 + kd * w.d[0]) * w.in[1] + ih0 + kh * w.d[1]) * w.in[2] - w.p[2];
+                for (int64_t kw = 0; kw < w.k[2]; ++kw) {
+                  const int64_t base = row + kw * w.d[2];
+                  A* bestp = rowbest.data();
+#pragma omp simd
+                  for (int64_t ow = fb; ow < fe; ++ow) {
+                    const int64_t i = base + ow * sw;
+                    const A v = (A)xp[i];
+                    const bool take = v > bestp[ow] || v != v;  // v != v: NaN (first max wins, a NaN always wins)
+                    bestp[ow] = take ? v : bestp[ow];
+                    irow[ow] = take ? i : irow[ow];
+                  }
+                }
+              }
+            for (int64_t ow = fb; ow < fe; ++ow) yrow[ow] = (T)rowbest[(size_t)ow];
+          }
           for (int64_t ow = 0; ow < w.out[2]; ++ow) {
-            int64_t w0, w1;
-            tap_range(w, 2, ow, &w0, &w1);
-            const int64_t o = (od * w.out[1] + oh) * w.out[2] + ow;
+            if (ow == taps.full_begin && d0 < d1 && h0 < h1 && taps.full_begin < taps.full_end) {
+              ow = taps.full_end - 1;
+              continue;
+            }
+            const int64_t w0 = taps.lo[2][(size_t)ow], w1 = taps.hi[2][(size_t)ow];
+            const int64_t o = orow + ow;
             if (d0 >= d1 || h0 >= h1 || w0 >= w1) {  // a window wholly in the padding (not reachable with valid args)
               yp[o] = (T)(std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
                                                                : std::numeric_limits<A>::lowest());
               ip[o] = 0;
               continue;
             }
-            const int64_t id0 = od * w.s[0] - w.p[0], ih0 = oh * w.s[1] - w.p[1], iw0 = ow * w.s[2] - w.p[2];
+            const int64_t iw0 = ow * w.s[2] - w.p[2];
             int64_t best_i = ((id0 + d0 * w.d[0]) * w.in[1] + ih0 + h0 * w.d[1]) * w.in[2] + iw0 + w0 * w.d[2];
             A best = (A)xp[best_i];
             for (int64_t kd = d0; kd < d1; ++kd)
@@ -89,10 +148,11 @@ void max_pool_kernel(const T* x, T* y, int64_t* idx, int64_t planes, const Windo
                   const int64_t i = row + kw * w.d[2];
                   const A v = (A)xp[i];
                   // The first maximum wins, a NaN always wins (PyTorch's rule).
-                  if (v > best || is_nan_value(v)) {
-                    best = v;
-                    best_i = i;
-                  }
+                  // Selects, not a branch: on random data the branch was
+                  // mispredicted about once per window, which dominated.
+                  const bool take = v > best || is_nan_value(v);
+                  best = take ? v : best;
+                  best_i = take ? i : best_i;
                 }
               }
             yp[o] = (T)best;
