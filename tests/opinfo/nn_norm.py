@@ -461,7 +461,6 @@ OPS = [
            errors=[_err((np.array([1], I64), np.ones((3, 2), np.float32)), {"padding_idx": 3}, AssertionError,
                         "Padding_idx must be within num_embeddings")]),
     OpInfo("nn.functional.embedding_bag", np_embedding_bag, embedding_bag_samples, dtypes=FLOATING, method=False,
-           meta=False,  # bag boundaries are read from the offsets' values
            tol={"float16": (5e-3, 1e-2), "float32": (1e-5, 1e-5)},
            errors=[_err((np.array([1, 2], I64), np.ones((3, 2), np.float32)), {}, ValueError, "offsets"),
                    _err((np.array([1, 2], I64), np.ones((3, 2), np.float32), np.array([0], I64), None, 2, False,

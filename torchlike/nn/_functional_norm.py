@@ -247,7 +247,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              "fixed length sequences. However, found offsets of type Tensor")
         b, length = input.shape
-        bounds = [k * length for k in range(b + 1)]
+        offsets = _tl.arange(0, b * length, length, dtype=input.dtype, device=input.device)
         flat = input.reshape(-1)
         psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
     elif input.dim() == 1:
@@ -255,47 +255,19 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        starts = [int(v) for v in offsets.tolist()]
-        n = input.shape[0]
-        if starts and starts[0] != 0:
-            raise RuntimeError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                               f"has to start from position 0. However, got {starts[0]}")
-        if include_last_offset:
-            bounds = starts if starts else [0]
-        else:
-            bounds = starts + [n]
-        if any(bounds[k] > bounds[k + 1] for k in range(len(bounds) - 1)) or (bounds and bounds[-1] > n):
-            raise RuntimeError(f"embedding_bag: offsets must be non-decreasing and at most the input length {n}, "
-                               f"got {starts}")
         flat = input
         psw = per_sample_weights
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
-    pad = _padding_index(padding_idx, weight.size(0))
-    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)
-    if psw is not None:
-        rows = rows * psw.unsqueeze(1).to(rows.dtype)
-    keep = (flat != pad).tolist() if pad >= 0 else None
-    d = weight.shape[1]
-    bags = []
-    for k in range(len(bounds) - 1):
-        s, e = bounds[k], bounds[k + 1]
-        if keep is not None:
-            idx = [i for i in range(s, e) if keep[i]]
-            piece = _tl.stack([rows[i] for i in idx]) if idx else rows.narrow(0, s, 0)
-        else:
-            piece = rows.narrow(0, s, e - s)
-        if piece.shape[0] == 0:
-            bags.append(_tl.zeros((d,), dtype=weight.dtype, device=weight.device))
-        elif mode == "sum":
-            bags.append(piece.sum(0))
-        elif mode == "mean":
-            bags.append(piece.mean(0))
-        else:
-            bags.append(piece.max(0)[0])
-    if not bags:
-        return _tl.zeros((0, d), dtype=weight.dtype, device=weight.device)
-    return _tl.stack(bags)
+    if max_norm is not None:
+        # Rows looked up are renormalised in place first (not recorded by autograd, as in PyTorch).
+        with _tl.no_grad():
+            _tl.embedding_renorm_(weight, flat.contiguous(), max_norm, norm_type)
+    # The bags are reduced by torchlike.embedding_bag (vectorised: one gather,
+    # one index_add or scatter_reduce), which also checks offsets and indices.
+    output, _, _, _ = _tl.embedding_bag(weight, flat, offsets, scale_grad_by_freq, {"sum": 0, "mean": 1, "max": 2}[mode],
+                                        sparse, psw, include_last_offset, padding_idx)
+    return output
 
 
 # ---------------------------------------------------------------- linear, bilinear, attention
