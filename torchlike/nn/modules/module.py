@@ -481,7 +481,11 @@ class Module:
             kw = {"non_blocking": non_blocking}
             if memory_format is not None and t.dim() in (4, 5):
                 kw["memory_format"] = memory_format
-            return t.to(device, dtype if (t.is_floating_point() or t.is_complex()) else None, **kw)
+            if device is not None:
+                kw["device"] = device
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                kw["dtype"] = dtype
+            return t.to(**kw)
 
         return self._apply(convert)
 
