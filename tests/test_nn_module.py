@@ -212,24 +212,13 @@ def test_register_errors():
 
 
 def test_non_leaf_parameter_rejected():
-    m = nn.Module()
-    p = nn.Parameter(torchlike.ones(2))
+    # A Parameter-typed tensor with history (what misuse such as re-typing an
+    # op result produces) cannot be registered.
+    non_leaf = nn.Parameter(torchlike.ones(2)) * 1
+    non_leaf.__class__ = nn.Parameter
+    assert non_leaf.grad_fn is not None
     with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'w'"):
-        m.register_parameter("w", p * 2 if False else _non_leaf_param())
-
-
-def _non_leaf_param():
-    # A Parameter-typed tensor with a grad_fn: what `param.expand(...)` style
-    # misuse produces in PyTorch; built here through _make_subclass.
-    x = torchlike.ones(2, requires_grad=True) * 2
-    return torchlike.Tensor._make_subclass(nn.Parameter, x) if x.grad_fn is None else _as_param_view(x)
-
-
-def _as_param_view(x):
-    y = nn.Parameter(torchlike.ones(2))
-    out = y * 1
-    out.__class__ = nn.Parameter
-    return out
+        nn.Module().register_parameter("w", non_leaf)
 
 
 # ---------------------------------------------------------------- traversal
@@ -650,3 +639,223 @@ def test_tensor_pickle_roundtrip_dtypes():
 def test_call_without_forward():
     with pytest.raises(NotImplementedError, match='Module \\[Module\\] is missing the required "forward" function'):
         nn.Module()(torchlike.ones(1))
+
+
+# ---------------------------------------------------------------- containers
+def _named(n):
+    return [Doubler() for _ in range(n)]
+
+
+def test_sequential():
+    a, b, c, d = _named(4)
+    seq = nn.Sequential(a, b, c)
+    assert len(seq) == 3 and list(seq) == [a, b, c] and seq[-1] is c and seq[0] is a
+    assert seq(torchlike.ones(1)).item() == 8.0
+    sl = seq[1:]
+    assert type(sl) is nn.Sequential and list(sl._modules) == ["1", "2"] and list(sl) == [b, c]
+    assert list(seq[::-1]) == [c, b, a]
+    with pytest.raises(IndexError, match="index 3 is out of range"):
+        seq[3]
+    with pytest.raises(IndexError, match="index -4 is out of range"):
+        seq[-4]
+    seq[-1] = d
+    assert seq[2] is d
+    seq.append(c)
+    assert list(seq._modules) == ["0", "1", "2", "3"]
+    seq.insert(1, c)
+    assert list(seq) == [a, c, b, d, c]
+    seq.insert(-1, a)
+    assert list(seq) == [a, c, b, d, a, c]
+    with pytest.raises(IndexError, match="Index out of range: 9"):
+        seq.insert(9, a)
+    with pytest.raises(AssertionError, match="module should be of type"):
+        seq.insert(0, 3)
+    assert seq.pop(1) is c and list(seq._modules) == ["0", "1", "2", "3", "4"]
+    del seq[0:2]
+    assert list(seq) == [d, a, c] and list(seq._modules) == ["0", "1", "2"]
+    seq.extend([b])
+    assert list(seq) == [d, a, c, b]
+    both = nn.Sequential(a) + nn.Sequential(b, c)
+    assert list(both) == [a, b, c] and list(both._modules) == ["0", "1", "2"]
+    with pytest.raises(ValueError, match="add operator supports only objects of Sequential class"):
+        nn.Sequential(a) + [b]
+    s2 = nn.Sequential(a, b)
+    s2 += nn.Sequential(c)
+    assert list(s2) == [a, b, c]
+    assert list(nn.Sequential(a, b) * 2) == [a, b, a, b] and list(2 * nn.Sequential(a)) == [a, a]
+    s3 = nn.Sequential(a, b)
+    s3 *= 2
+    assert list(s3) == [a, b, a, b]
+    with pytest.raises(ValueError, match="Non-positive multiplication factor 0"):
+        nn.Sequential(a) * 0
+    with pytest.raises(TypeError, match="unsupported operand type"):
+        nn.Sequential(a) * 1.5
+    named = nn.Sequential(OrderedDict([("enc", a), ("dec", b)]))
+    assert named.enc is a and list(named._modules) == ["enc", "dec"] and named[1] is b
+    assert repr(named) == "Sequential(\n  (enc): Doubler()\n  (dec): Doubler()\n)"
+
+
+def test_module_list():
+    a, b, c = _named(3)
+    ml = nn.ModuleList([a, b])
+    assert len(ml) == 2 and ml[-1] is b and list(ml) == [a, b]
+    assert type(ml[:1]) is nn.ModuleList and list(ml[:1]) == [a]
+    ml.append(c)
+    ml.insert(0, c)
+    assert list(ml) == [c, a, b, c]
+    ml[1] = b
+    assert ml[1] is b
+    assert ml.pop(0) is c and list(ml._modules) == ["0", "1", "2"]
+    del ml[-1]
+    assert list(ml) == [b, b]
+    ml += [a]
+    assert list(ml) == [b, b, a]
+    assert list(ml + nn.ModuleList([c])) == [b, b, a, c]
+    with pytest.raises(IndexError, match="index 5 is out of range"):
+        ml[5]
+    with pytest.raises(TypeError, match="ModuleList.extend should be called with an iterable, but got int"):
+        ml.extend(3)
+    assert [k for k, _ in nn.ModuleList([Affine(1, 1)]).named_parameters()] == ["0.weight", "0.bias"]
+
+
+def test_module_dict():
+    a, b, c = _named(3)
+    md = nn.ModuleDict({"z": a, "y": b})  # a plain dict keeps insertion order
+    assert list(md) == ["z", "y"] and md["y"] is b and "z" in md and len(md) == 2
+    md["x"] = c
+    assert list(md.keys()) == ["z", "y", "x"] and list(md.values()) == [a, b, c]
+    assert list(md.items())[0] == ("z", a)
+    assert md.pop("z") is a and list(md) == ["y", "x"]
+    del md["y"]
+    md.update([("w", a)])
+    assert list(md) == ["x", "w"]
+    with pytest.raises(ValueError, match="ModuleDict update sequence element #0 has length 1; 2 is required"):
+        md.update([(1,)])
+    with pytest.raises(TypeError, match="ModuleDict.update should be called with an iterable"):
+        md.update(3)
+    md.clear()
+    assert len(md) == 0
+
+
+def test_parameter_list():
+    pl = nn.ParameterList([torchlike.ones(2), nn.Parameter(torchlike.zeros(3), requires_grad=False)])
+    assert all(isinstance(p, nn.Parameter) for p in pl) and len(pl) == 2
+    assert pl[0].requires_grad and not pl[-1].requires_grad
+    pl.append(torchlike.ones(1))
+    pl.extend([torchlike.ones(4)])
+    pl += [torchlike.ones(5)]
+    assert [p.shape[0] for p in pl] == [2, 3, 1, 4, 5]
+    assert [p.shape[0] for p in pl[1:3]] == [3, 1] and type(pl[1:3]) is nn.ParameterList
+    pl[0] = torchlike.zeros(7)
+    assert pl[0].shape == (7,) and isinstance(pl[0], nn.Parameter)
+    with pytest.raises(TypeError, match="ParameterList.extend should be called with an iterable, but got Tensor"):
+        pl.extend(torchlike.ones(2))
+    with pytest.raises(RuntimeError, match="ParameterList should not be called."):
+        pl(1)
+    assert [k for k, _ in pl.named_parameters()] == ["0", "1", "2", "3", "4"]
+
+
+def test_parameter_dict():
+    pd = nn.ParameterDict({"b": torchlike.ones(1), "a": torchlike.ones(2)})  # plain dict: sorted keys
+    assert list(pd) == ["a", "b"] and isinstance(pd["a"], nn.Parameter)
+    pd2 = nn.ParameterDict(OrderedDict([("b", torchlike.ones(1)), ("a", torchlike.ones(2))]))
+    assert list(pd2) == ["b", "a"]
+    pd["c"] = torchlike.ones(3)
+    assert list(pd.keys()) == ["a", "b", "c"] and [v.shape[0] for v in pd.values()] == [2, 1, 3]
+    assert "c" in pd and pd.get("zz", 5) == 5 and list(reversed(pd)) == ["c", "b", "a"]
+    k, v = pd.popitem()
+    assert k == "c" and v.shape == (3,) and list(pd) == ["a", "b"]
+    assert pd.pop("a").shape == (2,) and list(pd) == ["b"]
+    assert pd.setdefault("d", torchlike.ones(4)).shape == (4,)
+    merged = pd | nn.ParameterDict(OrderedDict(e=torchlike.ones(1)))
+    assert list(merged) == ["b", "d", "e"] and list(pd) == ["b", "d"]
+    pd |= merged
+    assert list(pd) == ["b", "d", "e"]
+    assert list(pd.copy()) == ["b", "d", "e"] and list(pd.fromkeys(["p", "q"])) == ["p", "q"]
+    with pytest.raises(TypeError, match="Index given to ParameterDict cannot be used as a key as it is not a string "
+                                        "\\(type is 'int'\\)"):
+        pd[1]
+    with pytest.raises(RuntimeError, match="ParameterDict should not be called."):
+        pd(1)
+    pd.clear()
+    assert len(pd) == 0 and list(pd.parameters()) == []
+
+
+# ---------------------------------------------------------------- PyTorch parity
+@requires_torch
+def test_parity_with_pytorch():
+    import torch
+    TAffine, TNet = make_classes(torch)
+    ours, theirs = Net(), TNet()
+    assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
+    assert [k for k, _ in ours.named_parameters(remove_duplicate=False)] == \
+        [k for k, _ in theirs.named_parameters(remove_duplicate=False)]
+    assert [k for k, _ in ours.named_buffers()] == [k for k, _ in theirs.named_buffers()]
+    assert [k for k, _ in ours.named_modules()] == [k for k, _ in theirs.named_modules()]
+    assert [k for k, _ in ours.named_children()] == [k for k, _ in theirs.named_children()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert list(ours.state_dict()._metadata) == list(theirs.state_dict()._metadata)
+    # reprs agree once the dtype spelling (torch.float32 vs torchlike.float32) is mapped
+    assert repr(ours) == repr(theirs).replace("torch.float32", "torchlike.float32")
+    assert repr(nn.Parameter(torchlike.ones(2))) == repr(torch.nn.Parameter(torch.ones(2)))
+    assert [n for n in dir(ours) if not n.startswith("_")] == \
+        [n for n in dir(theirs) if not n.startswith("_") and hasattr(ours, n)]
+    # load a PyTorch state dict (values through NumPy) and compare outputs
+    sd = {k: torchlike.from_numpy(v.numpy().copy()) for k, v in theirs.state_dict().items()}
+    with torch.no_grad():
+        for p in theirs.parameters():
+            p.uniform_()
+    sd = {k: torchlike.from_numpy(v.numpy().copy()) for k, v in theirs.state_dict().items()}
+    ours.load_state_dict(sd)
+    x = torch.rand(5, 3)
+    assert torchlike.allclose(ours(torchlike.from_numpy(x.numpy())), torchlike.from_numpy(theirs(x).detach().numpy()))
+    # error messages: missing/unexpected and size mismatch
+    bad = dict(sd)
+    del bad["scale"]
+    bad["zz"] = torchlike.ones(1)
+    tbad = {k: torch.from_numpy(v.numpy()) for k, v in bad.items()}
+    with pytest.raises(RuntimeError) as e_ours:
+        ours.load_state_dict(bad)
+    with pytest.raises(RuntimeError) as e_theirs:
+        theirs.load_state_dict(tbad)
+    assert str(e_ours.value) == str(e_theirs.value)
+    r_ours, r_theirs = ours.load_state_dict(bad, strict=False), theirs.load_state_dict(tbad, strict=False)
+    assert (r_ours.missing_keys, r_ours.unexpected_keys) == (r_theirs.missing_keys, r_theirs.unexpected_keys)
+    assert repr(ours.load_state_dict(sd)) == repr(theirs.load_state_dict({k: torch.from_numpy(v.numpy())
+                                                                           for k, v in sd.items()}))
+
+
+@requires_torch
+def test_parity_containers_and_hooks_with_pytorch():
+    import torch
+    for lib in (torchlike, torch):
+        seq = lib.nn.Sequential(lib.nn.Module(), lib.nn.Module(), lib.nn.Module())
+        seq.insert(-1, lib.nn.Module())
+        del seq[0]
+        ml = lib.nn.ModuleList([lib.nn.Module()] * 3)
+        ml.insert(1, lib.nn.Sequential())
+        out = (repr(seq), repr(seq[1:]), repr(seq * 2), repr(ml), repr(ml[::2]))
+        if lib is torchlike:
+            ours = out
+        else:
+            assert ours == out
+    logs = []
+    for lib in (torchlike, torch):
+        log = []
+
+        class M(lib.nn.Module):
+            def forward(self, x, y=None):
+                return x * 3
+        m = M()
+        m.register_forward_pre_hook(lambda mod, args: log.append(("pre", len(args))))
+        m.register_forward_pre_hook(lambda mod, args, kwargs: log.append(("prek", sorted(kwargs))), with_kwargs=True,
+                                    prepend=True)
+        m.register_forward_hook(lambda mod, args, out: log.append("post"))
+        m.register_forward_hook(lambda mod, args, kwargs, out: log.append("postk"), with_kwargs=True, prepend=True)
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("bpre", tuple(go[0].shape))))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("bpost", tuple(gi[0].shape))))
+        x = lib.ones(2, 2, requires_grad=True)
+        m(x, y=1).sum().backward()
+        log.append(x.grad.sum().item())
+        logs.append(log)
+    assert logs[0] == logs[1]
