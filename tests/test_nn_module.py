@@ -556,8 +556,22 @@ def test_full_backward_hook_inputs_without_grad():
         mm = nn.Module()
         mm._is_full_backward_hook = False
         mm.register_full_backward_hook(lambda *a: None)
-    with pytest.raises(RuntimeError, match="register_full_backward_hook"):
+    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full backward hooks on a "
+                                           "single Module"):
         m.register_backward_hook(lambda *a: None)
+
+
+def test_non_full_backward_hook_sees_last_node():
+    m = Affine(3, 2)
+    seen = []
+
+    def hook(mod, grad_input, grad_output):
+        seen.append((mod is m, len(grad_input), tuple(grad_output[0].shape)))
+    h = m.register_backward_hook(hook)
+    m(torchlike.ones(4, 3)).sum().backward()
+    # the output's node is the `+ bias` addition: two gradient inputs
+    assert seen == [(True, 2, (4, 2))]
+    h.remove()
 
 
 def test_global_full_backward_hooks():
@@ -570,6 +584,7 @@ def test_global_full_backward_hooks():
     finally:
         for h in hs:
             h.remove()
+        module_mod._global_is_full_backward_hook = None
     assert log == ["gpre", "gpost"]
 
 
@@ -859,3 +874,37 @@ def test_parity_containers_and_hooks_with_pytorch():
         log.append(x.grad.sum().item())
         logs.append(log)
     assert logs[0] == logs[1]
+
+
+def test_to_empty_call_super_init_and_handles():
+    m = Affine(2, 3)
+    m.to_empty(device="cpu")
+    assert m.weight.shape == (2, 3) and isinstance(m.weight, nn.Parameter) and m.running.shape == (3,)
+    assert m.to_empty(device="meta", recurse=False).weight.is_meta
+
+    class Mixin:
+        def __init__(self, tag=None):
+            self.tag = tag
+
+    class Cooperative(nn.Module, Mixin):
+        call_super_init = True  # Module.__init__ forwards its arguments to the next class in the MRO
+    assert Cooperative(tag="x").tag == "x"
+    assert nn.Module.dump_patches is False and nn.Module.call_super_init is False
+
+    hooks = OrderedDict()
+    h = module_mod.RemovableHandle(hooks)
+    hooks[h.id] = print
+    with h:
+        assert h.id in hooks
+    assert h.id not in hooks
+    h2 = module_mod.RemovableHandle(hooks)
+    assert h2.id > h.id  # ids are unique across handles
+    module_mod._global_is_full_backward_hook = None  # set by earlier tests; removal keeps it, as in PyTorch
+    handle = module_mod.register_module_backward_hook(lambda *a: None)
+    try:
+        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full backward hooks as a "
+                                               "global Module hook"):
+            module_mod.register_module_full_backward_hook(lambda *a: None)
+    finally:
+        handle.remove()
+        module_mod._global_is_full_backward_hook = None

@@ -30,6 +30,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACES = ["torchlike", "torchlike.Tensor", "torchlike.nn.functional", "torchlike.linalg", "torchlike.special",
               "torchlike.testing", "torchlike.accelerator", "torchlike.backends.cudnn", "torchlike.backends.mps",
               "torchlike.backends.cpu", "torchlike.nn.attention"]
+# nn's Module API (the training-stack issue)
+NAMESPACES += ["torchlike.nn", "torchlike.nn.Module", "torchlike.nn.modules.module"]
 # Module-level names that are not operators or API (imports, submodules).
 SKIP_TYPES = ("module",)
 

@@ -5,7 +5,7 @@ import functools
 import itertools
 import warnings
 import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict, namedtuple as _namedtuple
 
 import torchlike
 from torchlike._tensor import Tensor
@@ -66,7 +66,7 @@ def _weak_or_strong(obj):
         return lambda: obj
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(_namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
 
     def __repr__(self):
@@ -500,9 +500,16 @@ class Module:
         return handle
 
     def register_backward_hook(self, hook):
-        raise RuntimeError("torchlike does not implement the deprecated non-full register_backward_hook "
-                           "(its gradients are those of the module's last operation only); "
-                           "use register_full_backward_hook")
+        """Deprecated non-full hook: hook(module, grad_input, grad_output) on the
+        autograd node of the module's (first) output, so its gradients are that
+        last operation's, not the module's. Prefer register_full_backward_hook."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input,
@@ -523,7 +530,12 @@ class Module:
             full += _global_backward_hooks.values()
         if self._is_full_backward_hook is True:
             full += self._backward_hooks.values()
-        return full, []
+        non_full = []
+        if _global_is_full_backward_hook is False:
+            non_full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
 
     def _get_backward_pre_hooks(self):
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
@@ -570,11 +582,11 @@ class Module:
 
         def inner():
             nonlocal result, args, kwargs
-            full_backward_hooks, backward_pre_hooks = [], []
+            full_backward_hooks, non_full_backward_hooks, backward_pre_hooks = [], [], []
             if self._backward_pre_hooks or _global_backward_pre_hooks:
                 backward_pre_hooks = self._get_backward_pre_hooks()
             if self._backward_hooks or _global_backward_hooks:
-                full_backward_hooks, _ = self._get_backward_hooks()
+                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
             for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -614,6 +626,18 @@ class Module:
                     warnings.warn("For backward hooks to be called, module output should be a Tensor or a "
                                   f"tuple of Tensors but received {type(result)}", stacklevel=2)
                 result = bw_hook.setup_output_hook(result)
+
+            if non_full_backward_hooks:
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
             return result
 
         try:
@@ -1029,9 +1053,6 @@ class Module:
                     else:
                         p.grad.requires_grad_(False)
                     p.grad.zero_()
-
-    def share_memory(self):
-        return self._apply(lambda t: t.share_memory_())
 
     # ---- repr
     def _get_name(self):
