@@ -908,3 +908,36 @@ def test_to_empty_call_super_init_and_handles():
     finally:
         handle.remove()
         module_mod._global_is_full_backward_hook = None
+
+
+def test_container_deprecated():
+    child = nn.Module()
+    with pytest.warns(FutureWarning, match="`nn.Container` is deprecated"):
+        c = nn.Container(a=child)
+    assert c.a is child and repr(c) == "Container(\n  (a): Module()\n)"
+
+
+def test_uninitialized_parameter_and_buffer():
+    from torchlike.nn.parameter import is_lazy
+    p = nn.UninitializedParameter()
+    assert repr(p) == "<UninitializedParameter>" and is_lazy(p) and isinstance(p, nn.Parameter)
+    assert p.requires_grad and p.dtype == torchlike.float32
+    with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in"):
+        p.sum()
+    with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter or buffer"):
+        p.shape
+    m = nn.Module()
+    m.w = p
+    m.b = nn.UninitializedBuffer()
+    assert list(m._parameters) == ["w"] and list(m._buffers) == ["b"]
+    m.double()  # still shapeless, now float64
+    assert is_lazy(m.w) and m.w.data.dtype == torchlike.float64
+    assert is_lazy(copy.deepcopy(m).w)
+    assert is_lazy(m.b) and m.b.data.dtype == torchlike.float64
+    m.w.materialize((2, 3))
+    assert type(m.w) is nn.Parameter and m.w.shape == (2, 3) and m.w.dtype == torchlike.float64 and m.w.requires_grad
+    m.b.materialize(4)
+    assert type(m.b) is torchlike.Tensor and m.b.shape == (4,)
+    with pytest.raises(RuntimeError, match="cannot change the dtype or device of a tensor in place"):
+        nn.UninitializedParameter().materialize(3, dtype=torchlike.float64)
+    assert not is_lazy(torchlike.ones(1))

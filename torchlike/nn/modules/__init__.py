@@ -1,6 +1,6 @@
 from torchlike.nn.modules.module import Module  # noqa: F401
 from torchlike.nn.modules.container import (  # noqa: F401
-    ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
+    Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
 )
 
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]

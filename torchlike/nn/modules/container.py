@@ -8,7 +8,7 @@ from torchlike._tensor import Tensor
 from torchlike.nn.modules.module import Module, _addindent
 from torchlike.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _abs_string_index(container, idx):
@@ -18,6 +18,18 @@ def _abs_string_index(container, idx):
     if idx < 0:
         idx += len(container)
     return str(idx)
+
+
+class Container(Module):
+    """Deprecated: a Module whose keyword arguments are its submodules."""
+
+    def __init__(self, **kwargs):
+        import warnings
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

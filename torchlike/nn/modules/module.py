@@ -10,7 +10,7 @@ from collections import OrderedDict, namedtuple as _namedtuple
 import torchlike
 from torchlike._tensor import Tensor
 from torchlike.autograd._hooks import RemovableHandle as _BaseRemovableHandle
-from torchlike.nn.parameter import Buffer, Parameter
+from torchlike.nn.parameter import Buffer, Parameter, is_lazy
 
 __all__ = [
     "Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -421,6 +421,10 @@ class Module:
             param_grad = param.grad
             if param_applied is param:
                 out_param = param
+            elif is_lazy(param):
+                # still shapeless: a new uninitialized one with the new dtype/device
+                out_param = type(param)(param.requires_grad, device=param_applied.device, dtype=param_applied.dtype)
+                self._parameters[key] = out_param
             else:
                 out_param = Parameter(param_applied, param.requires_grad)
                 out_param.__dict__.update(param.__dict__)
@@ -432,7 +436,11 @@ class Module:
                     out_param.grad = grad_applied.requires_grad_(param_grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
-                self._buffers[key] = fn(buf)
+                applied = fn(buf)
+                if is_lazy(buf) and applied is not buf:
+                    applied = type(buf)(buf.requires_grad, device=applied.device, dtype=applied.dtype,
+                                        persistent=buf.persistent)
+                self._buffers[key] = applied
         return self
 
     def apply(self, fn):
@@ -870,9 +878,11 @@ class Module:
                                       f"Tensor-like object from checkpoint but received {type(input_param)}")
                     continue
                 # a 0-d parameter accepts a one-element 1-d checkpoint entry (old format)
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+                is_param_lazy = is_lazy(param)
+                if (not is_param_lazy and len(param.shape) == 0 and len(input_param.shape) == 1
+                        and input_param.shape[0] == 1):
                     input_param = input_param[0]
-                if input_param.shape != param.shape:
+                if not is_param_lazy and input_param.shape != param.shape:
                     error_msgs.append(f"size mismatch for {key}: copying a param with shape {_torch_size(input_param.shape)} "
                                       f"from checkpoint, the shape in current model is {_torch_size(param.shape)}.")
                     continue
