@@ -568,7 +568,10 @@ def test_non_full_backward_hook_sees_last_node():
     def hook(mod, grad_input, grad_output):
         seen.append((mod is m, len(grad_input), tuple(grad_output[0].shape)))
     h = m.register_backward_hook(hook)
-    m(torchlike.ones(4, 3)).sum().backward()
+    with pytest.warns(FutureWarning, match="Using a non-full backward hook when the forward contains multiple "
+                                           "autograd Nodes"):
+        out = m(torchlike.ones(4, 3))
+    out.sum().backward()
     # the output's node is the `+ bias` addition: two gradient inputs
     assert seen == [(True, 2, (4, 2))]
     h.remove()
@@ -872,6 +875,13 @@ def test_parity_containers_and_hooks_with_pytorch():
         x = lib.ones(2, 2, requires_grad=True)
         m(x, y=1).sum().backward()
         log.append(x.grad.sum().item())
+        m2 = M()
+        m2.register_backward_hook(lambda mod, gi, go: log.append(("old", len(gi), tuple(go[0].shape))))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = m2(x)
+        log.append([str(e.message) for e in w])
+        y.sum().backward()
         logs.append(log)
     assert logs[0] == logs[1]
 
