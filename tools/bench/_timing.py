@@ -24,3 +24,20 @@ def median_time(fn, number=1, repeat=MIN_REPEATS, warmup=3):
             fn()
         times.append((time.perf_counter() - t0) / number)
     return statistics.median(times)
+
+
+def interleaved_median_times(fns, number=1, repeat=MIN_REPEATS, warmup=3):
+    """Median seconds per call of each fn in `fns`, timed in turns (one repeat of
+    each, then the next round), so a slow spell of the machine hits all of them
+    alike and their ratio stays meaningful. Same repeat rules as median_time."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times = [[] for _ in fns]
+    for _ in range(max(repeat, MIN_REPEATS)):
+        for fn, ts in zip(fns, times):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            ts.append((time.perf_counter() - t0) / number)
+    return [statistics.median(ts) for ts in times]
