@@ -563,7 +563,7 @@ class Slow(Dataset):
         return 4
 
     def __getitem__(self, i):
-        time.sleep(1.5)
+        time.sleep(0.8)
         return i
 
 
@@ -629,7 +629,7 @@ class SlowFirst(Dataset):
 
     def __getitem__(self, i):
         if i == 0:
-            time.sleep(1.0)
+            time.sleep(0.5)
         return i
 
 
@@ -677,3 +677,87 @@ def test_spawn_context_accepted_as_string():
     import multiprocessing
     dl = DataLoader(Squares(2), num_workers=1, multiprocessing_context="fork")
     assert isinstance(dl.multiprocessing_context, multiprocessing.context.BaseContext)
+
+
+def test_no_worker_outlives_the_interpreter(tmp_path):
+    # A script that leaves an iterator half-consumed and exits: its workers must be gone.
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "leave.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {root!r})\n"
+        "from torchlike.utils.data import DataLoader\n"
+        "it = iter(DataLoader(list(range(100)), batch_size=2, num_workers=2, timeout=30))\n"
+        "next(it)\n"
+        "print(' '.join(str(w.pid) for w in it._workers), flush=True)\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in alive if _pid_alive(p)]
+        time.sleep(0.05)
+    assert alive == []
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); it has exited all the same
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_generic_subclassing_and_module_paths():
+    # PyTorch code subclasses the parameterised generics and imports from the submodules.
+    class Items(Dataset[int]):
+        def __getitem__(self, i):
+            return i * 3
+
+        def __len__(self):
+            return 3
+
+    class Reverse(Sampler[int]):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n - 1, -1, -1))
+
+        def __len__(self):
+            return self.n
+
+    class Stream(IterableDataset[int]):
+        def __iter__(self):
+            return iter([7, 8])
+
+    assert [b.tolist() for b in DataLoader(Items(), batch_size=2, sampler=Reverse(3))] == [[6, 3], [0]]
+    assert list(Stream() + Stream()) == [7, 8, 7, 8]
+    with pytest.raises(TypeError):
+        Sampler([1, 2])  # the base class takes no data_source, as in PyTorch 2.13
+    from torchlike.utils.data.dataloader import DataLoader as DL2
+    from torchlike.utils.data.distributed import DistributedSampler as DS2
+    assert DL2 is DataLoader and DS2 is DistributedSampler
+
+
+def test_requires_grad_and_views_cross_process_boundary():
+    class Views(Dataset):
+        base = torchlike.arange(12.).reshape(3, 4)
+
+        def __len__(self):
+            return 1
+
+        def __getitem__(self, i):
+            return self.base.t()[1:3], torchlike.ones(2, requires_grad=True)
+
+    (v, g), = list(DataLoader(Views(), batch_size=None, num_workers=1, timeout=WT))
+    assert v.tolist() == Views.base.t()[1:3].tolist() and g.requires_grad

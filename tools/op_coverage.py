@@ -30,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACES = ["torchlike", "torchlike.Tensor", "torchlike.nn.functional", "torchlike.linalg", "torchlike.special",
               "torchlike.testing", "torchlike.accelerator", "torchlike.backends.cudnn", "torchlike.backends.mps",
               "torchlike.backends.cpu", "torchlike.nn.attention"]
+NAMESPACES += ["torchlike.utils.data"]  # torch.utils.data: datasets, samplers, DataLoader
 # Module-level names that are not operators or API (imports, submodules).
 SKIP_TYPES = ("module",)
 

@@ -4,6 +4,7 @@ Workers are real processes (fork on Linux by default). Each gets a stream of (ta
 sample indices) on its own index queue and sends back (task index, collated batch) on one
 shared data queue; the main process reorders results so batches come out in sampler order
 (unless in_order=False). Tensors cross the queue pickled through NumPy (see _reduce_tensor)."""
+import atexit
 import itertools
 import multiprocessing as python_multiprocessing
 import os
@@ -287,6 +288,25 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
     if done_event.is_set():
         data_queue.cancel_join_thread()
         data_queue.close()
+
+
+# Queues and processes of every live multi-process iterator. An iterator caught in a reference
+# cycle (a re-raised worker exception's traceback holds it) is finalised by the garbage collector,
+# which runs the queues' weakref finalisers (closing their feeder threads) before the iterator's
+# __del__; the strong references here keep the queues usable until __del__ has told the workers
+# to stop. The atexit hook stops workers of iterators still alive when the interpreter exits.
+_live_worker_pools = {}
+
+
+def _shutdown_all_workers():
+    for it in list(_live_worker_pools.values()):
+        try:
+            it._shutdown_workers()
+        except Exception:
+            pass
+
+
+atexit.register(_shutdown_all_workers)
 
 
 # ---------------------------------------------------------------- pinning
@@ -584,6 +604,27 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         return data
 
 
+class _WorkerPool:
+    """The processes and queues of one iterator, shut down at interpreter exit if still running."""
+
+    def __init__(self, workers, index_queues, data_queue, done_event):
+        self._workers, self._index_queues, self._data_queue = workers, index_queues, data_queue
+        self._workers_done_event = done_event
+        self._shutdown = False
+
+    def _shutdown_workers(self):
+        if self._shutdown:
+            return
+        self._shutdown = True
+        self._workers_done_event.set()
+        for q in self._index_queues:
+            q.put(None)
+        for w in self._workers:
+            w.join(timeout=1.0)
+            if w.is_alive():
+                w.terminate()
+
+
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Feeds up to prefetch_factor * num_workers outstanding tasks to the workers round-robin and
     hands results back in task order (or as they arrive, with in_order=False)."""
@@ -617,6 +658,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
+        self._pool_key = id(self)
+        _live_worker_pools[self._pool_key] = _WorkerPool(self._workers, self._index_queues, self._data_queue,
+                                                         self._workers_done_event)
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -736,6 +780,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         return data
 
     def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
+        # Tell one worker to exit (None on its index queue) and stop sending it tasks.
         q = self._index_queues[worker_id]
         q.put(None)
         self._workers_status[worker_id] = False
@@ -745,6 +790,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._shutdown:
             return
         self._shutdown = True
+        _live_worker_pools.pop(getattr(self, "_pool_key", None), None)
         try:
             self._workers_done_event.set()
             for worker_id in range(len(self._workers)):

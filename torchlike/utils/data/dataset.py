@@ -3,6 +3,7 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, TypeVar
 
 import torchlike
 
@@ -10,8 +11,12 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
            "Subset", "random_split"]
 
 
-class Dataset:
-    """An abstract map-style dataset: subclasses define __getitem__ (and usually __len__)."""
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
+    """An abstract map-style dataset: subclasses define __getitem__ (and usually __len__).
+    Generic, so `class MyData(Dataset[tuple[Tensor, int]])` works as in PyTorch."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -20,7 +25,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A dataset that yields samples from __iter__ instead of being indexed."""
 
     def __iter__(self):

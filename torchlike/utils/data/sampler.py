@@ -1,6 +1,7 @@
 """Index samplers (torch.utils.data.sampler) and DistributedSampler (torch.utils.data.distributed)."""
 import itertools
 import math
+from typing import Generic, TypeVar
 
 import torchlike
 
@@ -8,14 +9,12 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "BatchSampler", "DistributedSampler"]
 
 
-class Sampler:
-    """Base class: an iterable over dataset indices (or lists of indices)."""
+_T_co = TypeVar("_T_co", covariant=True)
 
-    def __init__(self, data_source=None):
-        if data_source is not None:
-            import warnings
-            warnings.warn("`data_source` argument is not used and will be removed in 2.2.0."
-                          "You may still have custom implementation that utilizes it.", stacklevel=2)
+
+class Sampler(Generic[_T_co]):
+    """Base class: an iterable over dataset indices (or lists of indices). Generic, so
+    `class MySampler(Sampler[int])` works as in PyTorch."""
 
     def __iter__(self):
         raise NotImplementedError
