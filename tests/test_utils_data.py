@@ -284,7 +284,8 @@ def test_default_collate_values_against_numpy():
     assert d["x"].tolist() == [1, 2] and d["s"] == ["p", "q"]
     assert [v.tolist() for v in d["v"]] == [[1.0, 3.0], [2.0, 4.0]]
     tup = default_collate([(1, "a"), (2, "b")])
-    assert isinstance(tup, list) and tup[0].tolist() == [1, 2] and tup[1] == ("a", "b")  # PyTorch keeps the transposed tuple of strings
+    # PyTorch keeps the transposed tuple of strings as it is
+    assert isinstance(tup, list) and tup[0].tolist() == [1, 2] and tup[1] == ("a", "b")
     p = default_collate([Point(1, 2.0), Point(3, 4.0)])
     assert isinstance(p, Point) and p.x.tolist() == [1, 3] and p.y.dtype == torchlike.float64
 

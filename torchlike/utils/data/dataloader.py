@@ -11,7 +11,6 @@ import os
 import queue
 import random
 import sys
-import threading
 import traceback
 import warnings
 from multiprocessing.reduction import ForkingPickler
@@ -92,7 +91,8 @@ class _DatasetKind:
 
 class _MapDatasetFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset, self.auto_collation, self.collate_fn, self.drop_last = dataset, auto_collation, collate_fn, drop_last
+        self.dataset, self.auto_collation = dataset, auto_collation
+        self.collate_fn, self.drop_last = collate_fn, drop_last
 
     def fetch(self, possibly_batched_index):
         if self.auto_collation:
@@ -108,7 +108,8 @@ class _MapDatasetFetcher:
 
 class _IterableDatasetFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset, self.auto_collation, self.collate_fn, self.drop_last = dataset, auto_collation, collate_fn, drop_last
+        self.dataset, self.auto_collation = dataset, auto_collation
+        self.collate_fn, self.drop_last = collate_fn, drop_last
         self.dataset_iter = iter(dataset)
         self.ended = False
 
