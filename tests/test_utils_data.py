@@ -630,7 +630,7 @@ class SlowFirst(Dataset):
 
     def __getitem__(self, i):
         if i == 0:
-            time.sleep(0.5)
+            time.sleep(1.0)
         return i
 
 

@@ -641,7 +641,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             multiprocessing_context = python_multiprocessing.get_context(
                 "fork" if "fork" in python_multiprocessing.get_all_start_methods() else None)
         self._worker_init_fn = loader.worker_init_fn
-        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         self._data_queue = multiprocessing_context.Queue()
         self._workers_done_event = multiprocessing_context.Event()
         self._index_queues = []
@@ -672,6 +671,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._task_info = {}
         self._tasks_outstanding = 0
         self._workers_status = [True for _ in range(self._num_workers)]
+        # Restart the round-robin at worker 0 every epoch (PyTorch carries it over), so which
+        # worker serves which task, and thus an iterable dataset's batch order, repeats per epoch.
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
             # Persistent workers: tell each to restart its epoch and wait for every echo, which
             # also flushes anything left over from the previous epoch.
