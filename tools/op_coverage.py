@@ -33,7 +33,6 @@ NAMESPACES = ["torchlike", "torchlike.Tensor", "torchlike.nn.functional", "torch
               "torchlike.nn.init"]
 # nn's Module API (the training-stack issue)
 NAMESPACES += ["torchlike.nn", "torchlike.nn.Module", "torchlike.nn.modules.module"]
-NAMESPACES += ["torchlike.utils.data"]  # torch.utils.data: datasets, samplers, DataLoader
 # Module-level names that are not operators or API (imports, submodules).
 SKIP_TYPES = ("module",)
 
