@@ -31,8 +31,6 @@ NAMESPACES = ["torchlike", "torchlike.Tensor", "torchlike.nn.functional", "torch
               "torchlike.testing", "torchlike.accelerator", "torchlike.backends.cudnn", "torchlike.backends.mps",
               "torchlike.backends.cpu", "torchlike.nn.attention",
               "torchlike.nn.init"]
-# nn's Module API (the training-stack issue)
-NAMESPACES += ["torchlike.nn", "torchlike.nn.Module", "torchlike.nn.modules.module"]
 # Module-level names that are not operators or API (imports, submodules).
 SKIP_TYPES = ("module",)
 

@@ -157,37 +157,6 @@ class Tensor(_C.TensorBase):
 
     __hash__ = _C.TensorBase.__hash__
 
-    # ---- copying and pickling (what copy.deepcopy and pickle of an nn.Module
-    # need). Pickling is by value: the bytes of a contiguous copy, so views
-    # pickled together do not keep sharing storage (torchlike.save is the
-    # storage-preserving format).
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
-                               "be because of a torch.nn.utils.weight_norm usage, see "
-                               "https://github.com/pytorch/pytorch/pull/103001")
-        new = self.detach().clone()
-        new = new if type(self) is Tensor else Tensor._make_subclass(type(self), new)
-        new.requires_grad_(self.requires_grad)
-        if self.grad is not None:
-            new.grad = self.grad.__deepcopy__(memo)
-        if self.__dict__:
-            import copy
-            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
-        memo[id(self)] = new
-        return new
-
-    def __reduce_ex__(self, proto):
-        import numpy as np
-        flat = self.detach().to("cpu").contiguous().reshape(-1)
-        raw = np.asarray(flat.view(_C.uint8)).tobytes() if self.dtype != _C.uint8 else np.asarray(flat).tobytes()
-        state = dict(self.__dict__)
-        return (_rebuild_tensor_from_bytes,
-                (type(self), raw, self.dtype, tuple(self.shape), str(self.device), self.requires_grad, state or None))
-
     # ---- autograd
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' .grad."""
@@ -200,19 +169,6 @@ class Tensor(_C.TensorBase):
         from torchlike.autograd._hooks import RemovableHandle
         hid, leaf = self._register_hook(hook)
         return RemovableHandle(lambda: self._remove_hook(hid, leaf))
-
-
-def _rebuild_tensor_from_bytes(cls, raw, dtype, shape, device, requires_grad, state):
-    import numpy as np
-    import torchlike
-    flat = torchlike.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
-    t = (flat if dtype == _C.uint8 else flat.view(dtype)).reshape(shape).to(device)
-    if cls is not Tensor:
-        t = Tensor._make_subclass(cls, t)
-    t.requires_grad_(requires_grad)
-    if state:
-        t.__dict__.update(state)
-    return t
 
 
 _LEGACY_TYPE_NAMES = {
