@@ -8,7 +8,7 @@ in the op-sample registry has.
 
 Public names are the non-underscore attributes of torchlike's operator
 namespaces (torchlike, Tensor, nn.functional, linalg, special, testing,
-accelerator, backends, nn.attention, nn.init). A name counts as called when a test
+accelerator, backends, nn.attention). A name counts as called when a test
 file mentions it as an attribute (`.name`), as a quoted string (registry
 entries, getattr) or as a bare call `name(` after a `from ... import`: a
 static scan, so it errs towards "called"; the registry report below is the
@@ -29,8 +29,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACES = ["torchlike", "torchlike.Tensor", "torchlike.nn.functional", "torchlike.linalg", "torchlike.special",
               "torchlike.testing", "torchlike.accelerator", "torchlike.backends.cudnn", "torchlike.backends.mps",
-              "torchlike.backends.cpu", "torchlike.nn.attention",
-              "torchlike.nn.init"]
+              "torchlike.backends.cpu", "torchlike.nn.attention"]
 # Module-level names that are not operators or API (imports, submodules).
 SKIP_TYPES = ("module",)
 
