@@ -29,7 +29,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACES = ["torchlike", "torchlike.Tensor", "torchlike.nn.functional", "torchlike.linalg", "torchlike.special",
               "torchlike.testing", "torchlike.accelerator", "torchlike.backends.cudnn", "torchlike.backends.mps",
-              "torchlike.backends.cpu", "torchlike.nn.attention"]
+              "torchlike.backends.cpu", "torchlike.nn.attention", "torchlike.nn.init"]
 # Module-level names that are not operators or API (imports, submodules).
 SKIP_TYPES = ("module",)
 
