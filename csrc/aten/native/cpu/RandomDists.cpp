@@ -69,6 +69,42 @@ void fill_logical(const TensorBase& self, int64_t per_counter, const std::option
   }
 }
 
+// Fills self with f(i, z), z one standard normal per element i, from
+// Box-Muller pairs: float64 from 53-bit uniforms (2 per counter) in double,
+// other floating dtypes from 24-bit uniforms (4 per counter) in float, the
+// result rounded once. normal(Tensor, ...) and log_normal_ share this stream.
+template <class scalar_t, class F>
+void fill_standard_normal(const TensorBase& self, const std::optional<c10::Generator>& generator, const F& f) {
+  if constexpr (std::is_same<scalar_t, double>::value) {
+    fill_logical(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      double* o = static_cast<double*>(p);
+      parallel_for(0, (n + 1) / 2, kGrainSize / 32, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          uint32_t r[4];
+          Philox4x32::block(seed, 0, base + (uint64_t)c, r);
+          double z[2];
+          box_muller(uniform_open_double(r[0], r[1]), uniform_open_double(r[2], r[3]), z[0], z[1]);
+          for (int64_t h = 0; h < 2 && 2 * c + h < n; ++h) o[2 * c + h] = f(2 * c + h, z[h]);
+        }
+      });
+    });
+  } else {
+    fill_logical(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      scalar_t* o = static_cast<scalar_t*>(p);
+      parallel_for(0, (n + 3) / 4, kGrainSize / 32, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          uint32_t r[4];
+          Philox4x32::block(seed, 0, base + (uint64_t)c, r);
+          float z[4];
+          box_muller(uniform_open_float(r[0]), uniform_open_float(r[1]), z[0], z[1]);
+          box_muller(uniform_open_float(r[2]), uniform_open_float(r[3]), z[2], z[3]);
+          for (int64_t h = 0; h < 4 && 4 * c + h < n; ++h) o[4 * c + h] = f(4 * c + h, z[h]);
+        }
+      });
+    });
+  }
+}
+
 // Fills self with f(u) of one open uniform per element: float64 from 53-bit
 // uniforms (2 per counter) computed in double; other floating dtypes from
 // 24-bit uniforms (4 per counter) computed in float and rounded once.
@@ -268,39 +304,12 @@ TensorBase normal_sample(const TensorBase* mean, double mean_v, const TensorBase
   TL_DISPATCH_FLOATING_TYPES(plan.dtype, "normal", [&] {
     auto param = [](const double* v, double dflt, int64_t i) { return v ? v[i] : dflt; };
     if constexpr (std::is_same<scalar_t, double>::value) {
-      fill_logical(out, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
-        double* o = static_cast<double*>(p);
-        parallel_for(0, (n + 1) / 2, kGrainSize / 32, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c) {
-            uint32_t r[4];
-            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
-            double z[2];
-            box_muller(uniform_open_double(r[0], r[1]), uniform_open_double(r[2], r[3]), z[0], z[1]);
-            for (int64_t h = 0; h < 2 && 2 * c + h < n; ++h) {
-              int64_t i = 2 * c + h;
-              o[i] = param(mp, mean_v, i) + param(sp, std_v, i) * z[h];
-            }
-          }
-        });
+      fill_standard_normal<scalar_t>(out, generator, [&](int64_t i, double z) {
+        return param(mp, mean_v, i) + param(sp, std_v, i) * z;
       });
     } else {
-      // float/half/bfloat16: float Box-Muller on 24-bit uniforms, four
-      // elements per counter (as normal_), rounded once at the end.
-      fill_logical(out, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
-        scalar_t* o = static_cast<scalar_t*>(p);
-        parallel_for(0, (n + 3) / 4, kGrainSize / 32, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c) {
-            uint32_t r[4];
-            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
-            float z[4];
-            box_muller(uniform_open_float(r[0]), uniform_open_float(r[1]), z[0], z[1]);
-            box_muller(uniform_open_float(r[2]), uniform_open_float(r[3]), z[2], z[3]);
-            for (int64_t h = 0; h < 4 && 4 * c + h < n; ++h) {
-              int64_t i = 4 * c + h;
-              o[i] = (scalar_t)((float)param(mp, mean_v, i) + (float)param(sp, std_v, i) * z[h]);
-            }
-          }
-        });
+      fill_standard_normal<scalar_t>(out, generator, [&](int64_t i, float z) {
+        return (scalar_t)((float)param(mp, mean_v, i) + (float)param(sp, std_v, i) * z);
       });
     }
   });
@@ -405,35 +414,10 @@ TensorBase log_normal_cpu_(const TensorBase& self, double mean, double std,
   log_normal_meta_(self, mean, std, generator);
   TL_DISPATCH_FLOATING_TYPES(self.scalar_type(), "log_normal_", [&] {
     if constexpr (std::is_same<scalar_t, double>::value) {
-      fill_logical(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
-        double* out = static_cast<double*>(p);
-        parallel_for(0, (n + 1) / 2, kGrainSize / 32, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c) {
-            uint32_t r[4];
-            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
-            double z[2];
-            box_muller(uniform_open_double(r[0], r[1]), uniform_open_double(r[2], r[3]), z[0], z[1]);
-            out[2 * c] = std::exp(mean + std * z[0]);
-            if (2 * c + 1 < n) out[2 * c + 1] = std::exp(mean + std * z[1]);
-          }
-        });
-      });
+      fill_standard_normal<scalar_t>(self, generator, [&](int64_t, double z) { return std::exp(mean + std * z); });
     } else {
       float m = (float)mean, s = (float)std;
-      fill_logical(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
-        scalar_t* out = static_cast<scalar_t*>(p);
-        parallel_for(0, (n + 3) / 4, kGrainSize / 32, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c) {
-            uint32_t r[4];
-            Philox4x32::block(seed, 0, base + (uint64_t)c, r);
-            float z[4];
-            box_muller(uniform_open_float(r[0]), uniform_open_float(r[1]), z[0], z[1]);
-            box_muller(uniform_open_float(r[2]), uniform_open_float(r[3]), z[2], z[3]);
-            int64_t i0 = 4 * c, k = std::min<int64_t>(4, n - i0);
-            for (int64_t j = 0; j < k; ++j) out[i0 + j] = (scalar_t)std::exp(m + s * z[j]);
-          }
-        });
-      });
+      fill_standard_normal<scalar_t>(self, generator, [&](int64_t, float z) { return (scalar_t)std::exp(m + s * z); });
     }
   });
   return self;
