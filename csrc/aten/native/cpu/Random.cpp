@@ -9,6 +9,7 @@
 #include "../../TensorIterator.h"
 #include "../Copy.h"
 #include "../Factory.h"
+#include "RandomFill.h"
 #include "ops/bernoulli.h"
 #include "ops/normal.h"
 #include "ops/random.h"
@@ -19,17 +20,6 @@ namespace at::native {
 
 namespace {
 
-// The generator a CPU random op draws from: the one passed (which must be a
-// CPU generator, as in PyTorch) or the CPU device's default generator.
-c10::GeneratorImpl* cpu_generator(const std::optional<c10::Generator>& g) {
-  if (g && g->get()) {
-    DeviceType t = (*g)->device().type;
-    TL_CHECK(t == DeviceType::CPU, "Expected a 'cpu' device type for generator but found '", c10::deviceTypeName(t),
-             "'");
-    return g->get();
-  }
-  return c10::defaultGenerator(Device(DeviceType::CPU)).get();
-}
 
 using c10::Philox4x32;
 
@@ -88,24 +78,6 @@ void philox_fill(T* out, int64_t n, uint64_t seed, uint64_t base, const G& gen) 
   });
 }
 
-// Runs fill(ptr, n, seed, base) on self's elements in logical order: straight
-// into self when it is contiguous, else through a contiguous buffer copied
-// back. Reserves the counters from the generator (K elements per counter).
-template <class F>
-void random_into(const TensorBase& self, int64_t K, const std::optional<c10::Generator>& generator, const F& fill) {
-  TL_CHECK(self.is_cpu(), "random ops: expected a CPU tensor, got one on ", self.device());
-  int64_t n = self.numel();
-  if (n == 0) return;
-  c10::GeneratorImpl* g = cpu_generator(generator);
-  auto [seed, base] = g->reserve((uint64_t)((n + K - 1) / K));
-  if (self.is_contiguous()) {
-    fill(self.data_ptr(), n, seed, base);
-  } else {
-    TensorBase tmp = make_empty(self.sizes(), self.options());
-    fill(tmp.data_ptr(), n, seed, base);
-    copy_into(self, tmp);
-  }
-}
 
 }  // namespace
 
@@ -120,14 +92,14 @@ TensorBase uniform_(const TensorBase& self, double from, double to, const std::o
       return (double)v >= to && to > from ? (scalar_t)from : v;
     };
     if constexpr (std::is_same<scalar_t, double>::value) {
-      random_into(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      fill_logical(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
         philox_fill<double, 2>(static_cast<double*>(p), n, seed, base, [&](const uint32_t* r, double* v) {
           v[0] = finish(u01_double(r[0], r[1]));
           v[1] = finish(u01_double(r[2], r[3]));
         });
       });
     } else {
-      random_into(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      fill_logical(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
         philox_fill<scalar_t, 4>(static_cast<scalar_t*>(p), n, seed, base, [&](const uint32_t* r, scalar_t* v) {
           for (int j = 0; j < 4; ++j) v[j] = finish((double)u01_float(r[j]));
         });
@@ -143,7 +115,7 @@ TensorBase normal_(const TensorBase& self, double mean, double std, const std::o
     // Box-Muller: a pair of uniforms (u1 in (0, 1], u2 in [0, 1)) gives two
     // independent standard normals r*cos(2 pi u2), r*sin(2 pi u2).
     if constexpr (std::is_same<scalar_t, double>::value) {
-      random_into(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      fill_logical(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
         philox_fill<double, 2>(static_cast<double*>(p), n, seed, base, [&](const uint32_t* r, double* v) {
           double u1 = 1.0 - u01_double(r[0], r[1]), u2 = u01_double(r[2], r[3]);
           double rad = std::sqrt(-2.0 * std::log(u1)), sn, cs;
@@ -154,7 +126,7 @@ TensorBase normal_(const TensorBase& self, double mean, double std, const std::o
       });
     } else {
       float m = (float)mean, s = (float)std;
-      random_into(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      fill_logical(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
         philox_fill<scalar_t, 4>(static_cast<scalar_t*>(p), n, seed, base, [&](const uint32_t* r, scalar_t* v) {
           for (int h = 0; h < 2; ++h) {
             float u1 = 1.0f - u01_float(r[2 * h]), u2 = u01_float(r[2 * h + 1]);
@@ -228,7 +200,7 @@ TensorBase random_from_(const TensorBase& self, int64_t from, std::optional<int6
     // Common case (randint over < 2^32 values): 32-bit draws, 4 per counter.
     uint32_t thr32 = (uint32_t)(((uint64_t)1 << 32) % range);
     TL_DISPATCH_ALL_TYPES(st, "random_", [&] {
-      random_into(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+      fill_logical(self, 4, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
         scalar_t* out = static_cast<scalar_t*>(p);
         int64_t nctr = (n + 3) / 4;
         parallel_for(0, nctr, kGrainSize / 16, [&](int64_t b, int64_t e) {
@@ -248,7 +220,7 @@ TensorBase random_from_(const TensorBase& self, int64_t from, std::optional<int6
     return self;
   }
   TL_DISPATCH_ALL_TYPES(st, "random_", [&] {
-    random_into(self, 1, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+    fill_logical(self, 1, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
       scalar_t* out = static_cast<scalar_t*>(p);
       parallel_for(0, n, kGrainSize / 8, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
@@ -302,7 +274,7 @@ namespace {
 template <class P>
 void bernoulli_fill(const TensorBase& self, const std::optional<c10::Generator>& generator, const P& prob) {
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "bernoulli_", [&] {
-    random_into(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
+    fill_logical(self, 2, generator, [&](void* p, int64_t n, uint64_t seed, uint64_t base) {
       scalar_t* out = static_cast<scalar_t*>(p);
       int64_t nctr = (n + 1) / 2;
       parallel_for(0, nctr, kGrainSize / 8, [&](int64_t b, int64_t e) {

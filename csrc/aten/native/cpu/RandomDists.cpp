@@ -10,6 +10,7 @@
 #include "../../TensorIterator.h"
 #include "../Copy.h"
 #include "../RandomDists.h"
+#include "RandomFill.h"
 #include "ops/binomial.h"
 #include "ops/cauchy.h"
 #include "ops/exponential.h"
@@ -25,17 +26,6 @@ namespace {
 
 using c10::Philox4x32;
 
-// The generator a CPU op draws from: the one passed (it must be a CPU
-// generator, as in PyTorch) or the CPU default generator.
-c10::GeneratorImpl* cpu_generator(const std::optional<c10::Generator>& g) {
-  if (g && g->get()) {
-    DeviceType t = (*g)->device().type;
-    TL_CHECK(t == DeviceType::CPU, "Expected a 'cpu' device type for generator but found '", c10::deviceTypeName(t),
-             "'");
-    return g->get();
-  }
-  return c10::defaultGenerator(Device(DeviceType::CPU)).get();
-}
 
 // t broadcast to `sizes`, as a contiguous float64 buffer in logical order
 // (t itself when it already is one).
@@ -49,25 +39,6 @@ TensorBase as_double_buffer(const TensorBase& t, IntArrayRef sizes) {
   return buf;
 }
 
-// Runs fill(ptr, n, seed, base) over self's elements in logical order:
-// straight into self when contiguous, else into a buffer copied back.
-// Reserves ceil(n / per_counter) counters.
-template <class F>
-void fill_logical(const TensorBase& self, int64_t per_counter, const std::optional<c10::Generator>& generator,
-                  const F& fill) {
-  TL_CHECK(self.is_cpu(), "random ops: expected a CPU tensor, got one on ", self.device());
-  int64_t n = self.numel();
-  if (n == 0) return;
-  c10::GeneratorImpl* g = cpu_generator(generator);
-  auto [seed, base] = g->reserve((uint64_t)((n + per_counter - 1) / per_counter));
-  if (self.is_contiguous()) {
-    fill(self.data_ptr(), n, seed, base);
-  } else {
-    TensorBase tmp = make_empty(self.sizes(), self.options());
-    fill(tmp.data_ptr(), n, seed, base);
-    copy_into(self, tmp);
-  }
-}
 
 // Fills self with f(i, z), z one standard normal per element i, from
 // Box-Muller pairs: float64 from 53-bit uniforms (2 per counter) in double,
