@@ -6,6 +6,7 @@ first-touch page faults of fresh outputs) dominated some cases, and one case
 read anywhere from 0.4x to 7x PyTorch between runs. A median of 15 or more
 repeats after warm-up is stable; ratios are only compared within one run.
 """
+import platform
 import statistics
 import time
 
@@ -41,3 +42,14 @@ def interleaved_median_times(fns, number=1, repeat=MIN_REPEATS, warmup=3):
                 fn()
             ts.append((time.perf_counter() - t0) / number)
     return [statistics.median(ts) for ts in times]
+
+
+def cpu_name():
+    """The CPU's model name (ratios are only quoted with the CPU they were measured on)."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()

@@ -10,13 +10,12 @@ load from other processes on a shared machine slows both alike.
 import statistics
 import time
 import os
-import platform
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import MIN_REPEATS, median_time  # noqa: E402
+from _timing import cpu_name, MIN_REPEATS, median_time  # noqa: E402
 
 import torchlike as tl  # noqa: E402
 
@@ -26,16 +25,6 @@ except ImportError:
     torch = None
 
 THREADS = int(os.environ.get("TORCHLIKE_BENCH_THREADS", "2"))
-
-
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def interleaved_medians(fns, repeat=MIN_REPEATS, warmup=3):

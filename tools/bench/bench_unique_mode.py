@@ -7,13 +7,12 @@ Both libraries use the same thread count (2 by default, TORCHLIKE_BENCH_THREADS)
 NumPy has no mode: its column uses scipy.stats.mode where SciPy is installed.
 """
 import os
-import platform
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import median_time  # noqa: E402
+from _timing import cpu_name, median_time  # noqa: E402
 
 import torchlike as tl  # noqa: E402
 
@@ -27,16 +26,6 @@ except ImportError:
     sp_stats = None
 
 THREADS = int(os.environ.get("TORCHLIKE_BENCH_THREADS", "2"))
-
-
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def np_unique_all(x):
