@@ -14,20 +14,11 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 
 from .core import ALL_DTYPES, ErrorCase, OpInfo, Sample, make
+from .views import _a, _s  # the views registry's sample helpers: same spec format
 
 F32 = np.float32
 
 
-def _s(*specs):
-    """samples(dtype) from (shape, args, kwargs, desc) tuples: the tensor is made per dtype."""
-    def samples(dtype):
-        return [Sample((make(shape, dtype, seed=i),) + tuple(args), dict(kw), desc)
-                for i, (shape, args, kw, desc) in enumerate(specs)]
-    return samples
-
-
-def _a(*shape):
-    return np.zeros(shape, F32)
 
 
 def _squeeze(a, dim=None):
