@@ -156,3 +156,14 @@ def test_matches_pytorch():
         np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=1e-6)
     for got, want in zip(tl._foreach_norm(mine[1]), torch._foreach_norm(theirs[1])):
         np.testing.assert_allclose(got.item(), want.item(), rtol=1e-6)
+
+
+def test_inplace_forms_refuse_autograd_tensors_in_grad_mode():
+    leaf = tl.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"a leaf Variable that requires grad is being used in an in-place operation. \(_foreach_mul_\)"):
+        tl._foreach_mul_([leaf], 2.0)
+    with pytest.raises(RuntimeError, match="_foreach_add_: in-place foreach ops are not differentiable"):
+        tl._foreach_add_([leaf * 2], 1.0)
+    with tl.no_grad():
+        tl._foreach_mul_([leaf], 2.0)
+    assert tl.equal(leaf.detach(), tl.full((2,), 2.0)) and leaf.requires_grad

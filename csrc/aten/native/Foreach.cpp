@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "Foreach.h"
+#include "autograd/AutogradMeta.h"
 #include "ops/_foreach_abs.h"
 #include "ops/_foreach_add.h"
 #include "ops/_foreach_addcdiv.h"
@@ -130,6 +131,20 @@ void check_scalar_tensor(const TensorBase& t) {
 
 const TensorBaseList kNone{};
 
+// The in-place forms record no autograd history, so in grad mode they refuse
+// tensors that take part in autograd instead of silently breaking gradients:
+// a leaf that requires grad gets PyTorch's in-place error, a tensor with
+// history a message that names the op. (Optimizers call them under no_grad.)
+void guard_inplace(const char* op, TensorBaseList self) {
+  if (!torchlike::autograd::is_grad_enabled()) return;
+  for (const TensorBase& t : self) {
+    torchlike::autograd::check_inplace(t, op);
+    TL_CHECK(!torchlike::autograd::requires_grad(t), op,
+             ": in-place foreach ops are not differentiable; call them on tensors that do not require grad "
+             "or under torchlike.no_grad()");
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ add / sub
@@ -141,6 +156,7 @@ const TensorBaseList kNone{};
   }                                                                                                              \
   void foreach_##NAME##_scalar_(TensorBaseList self, const Scalar& scalar) {                                     \
     foreach_check_lists("_foreach_" #NAME "_", {self});                                                         \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     update_rows(FORMULA, self, kNone, kNone, scalar, 1,                                                         \
                 [](const ForeachRow& r) { return at::_ops::OP##_(*r.a, second(r), 1); });                       \
   }                                                                                                              \
@@ -151,6 +167,7 @@ const TensorBaseList kNone{};
   }                                                                                                              \
   void foreach_##NAME##_list_(TensorBaseList self, TensorBaseList other, const Scalar& alpha) {                  \
     foreach_check_lists("_foreach_" #NAME "_", {self, other});                                                  \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     update_rows(FORMULA, self, other, kNone, 0, alpha,                                                          \
                 [](const ForeachRow& r) { return at::_ops::OP##_(*r.a, *r.b, r.coeff); });                      \
   }
@@ -168,6 +185,7 @@ TL_FOREACH_ADD_LIKE(sub, ForeachFormula::Sub, sub)
   }                                                                                                              \
   void foreach_##NAME##_scalar_(TensorBaseList self, const Scalar& scalar) {                                     \
     foreach_check_lists("_foreach_" #NAME "_", {self});                                                         \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     update_rows(FORMULA, self, kNone, kNone, scalar, 1,                                                         \
                 [](const ForeachRow& r) { return at::_ops::OP##_(*r.a, second(r)); });                          \
   }                                                                                                              \
@@ -178,6 +196,7 @@ TL_FOREACH_ADD_LIKE(sub, ForeachFormula::Sub, sub)
   }                                                                                                              \
   void foreach_##NAME##_list_(TensorBaseList self, TensorBaseList other) {                                       \
     foreach_check_lists("_foreach_" #NAME "_", {self, other});                                                  \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     update_rows(FORMULA, self, other, kNone, 0, 1, [](const ForeachRow& r) { return at::_ops::OP##_(*r.a, *r.b); }); \
   }                                                                                                              \
   /* A 0-dim tensor operand applies to every tensor; it may live on another */                                  \
@@ -193,6 +212,7 @@ TL_FOREACH_ADD_LIKE(sub, ForeachFormula::Sub, sub)
   void foreach_##NAME##_tensor_(TensorBaseList self, const TensorBase& other) {                                  \
     foreach_check_lists("_foreach_" #NAME "_", {self});                                                         \
     check_scalar_tensor(other);                                                                                 \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     for (const TensorBase& t : self) at::_ops::OP##_(t, other);                                                 \
   }
 
@@ -211,6 +231,7 @@ TL_FOREACH_MUL_LIKE(div, ForeachFormula::Div, div)
   void foreach_##NAME##_scalar_(TensorBaseList self, TensorBaseList tensor1, TensorBaseList tensor2,            \
                                 const Scalar& value) {                                                          \
     foreach_check_lists("_foreach_" #NAME "_", {self, tensor1, tensor2});                                       \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     update_rows(FORMULA, self, tensor1, tensor2, 0, value,                                                      \
                 [](const ForeachRow& r) { return at::_ops::OP##_(*r.a, *r.b, *r.c, r.coeff); });                \
   }
@@ -229,6 +250,7 @@ std::vector<TensorBase> foreach_lerp_scalar(TensorBaseList self, TensorBaseList 
 
 void foreach_lerp_scalar_(TensorBaseList self, TensorBaseList tensors1, const Scalar& weight) {
   foreach_check_lists("_foreach_lerp_", {self, tensors1});
+  guard_inplace("_foreach_lerp_", self);
   update_rows(ForeachFormula::Lerp, self, tensors1, kNone, weight, 1, [](const ForeachRow& r) {
     return at::_ops::lerp_(*r.a, *r.b, wrapped_scalar_tensor(r.operand));
   });
@@ -242,6 +264,7 @@ std::vector<TensorBase> foreach_lerp_list(TensorBaseList self, TensorBaseList te
 
 void foreach_lerp_list_(TensorBaseList self, TensorBaseList tensors1, TensorBaseList weights) {
   foreach_check_lists("_foreach_lerp_", {self, tensors1, weights});
+  guard_inplace("_foreach_lerp_", self);
   update_rows(ForeachFormula::Lerp, self, tensors1, weights, 0, 1,
               [](const ForeachRow& r) { return at::_ops::lerp_(*r.a, *r.b, *r.c); });
 }
@@ -255,6 +278,7 @@ std::vector<TensorBase> foreach_maximum_list(TensorBaseList self, TensorBaseList
 
 void foreach_maximum_list_(TensorBaseList self, TensorBaseList other) {
   foreach_check_lists("_foreach_maximum_", {self, other});
+  guard_inplace("_foreach_maximum_", self);
   update_rows(ForeachFormula::Maximum, self, other, kNone, 0, 1,
               [](const ForeachRow& r) { return at::_ops::maximum_out(*r.a, *r.a, *r.b); });
 }
@@ -267,6 +291,7 @@ void foreach_maximum_list_(TensorBaseList self, TensorBaseList other) {
   }                                                                                                              \
   void foreach_##NAME##_(TensorBaseList self) {                                                                  \
     foreach_check_lists("_foreach_" #NAME "_", {self});                                                         \
+    guard_inplace("_foreach_" #NAME "_", self);                                                                 \
     update_rows(FORMULA, self, kNone, kNone, 0, 1, [](const ForeachRow& r) { return at::_ops::OP##_(*r.a); });  \
   }
 
@@ -278,11 +303,13 @@ TL_FOREACH_UNARY(abs, ForeachFormula::Abs, abs)
 // ------------------------------------------------------- zero / copy / norm
 void foreach_zero_(TensorBaseList self) {
   foreach_check_lists("_foreach_zero_", {self});
+  guard_inplace("_foreach_zero_", self);
   for (const TensorBase& t : self) at::_ops::zero_(t);
 }
 
 void foreach_copy_(TensorBaseList self, TensorBaseList src, bool non_blocking) {
   foreach_check_lists("_foreach_copy_", {self, src});
+  guard_inplace("_foreach_copy_", self);
   for (size_t i = 0; i < self.size(); ++i) at::_ops::copy_(self[i], src[i], non_blocking);
 }
 
