@@ -12,6 +12,12 @@ def as_float(value):
     return value
 
 
+def require(ok, message):
+    """ValueError(message) unless ok: the optimizers' argument checks."""
+    if not ok:
+        raise ValueError(message)
+
+
 def check_lr(lr):
     if isinstance(lr, torchlike.Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")

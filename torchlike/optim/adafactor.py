@@ -16,20 +16,14 @@ def _rms(t):
 class Adafactor(Optimizer):
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
-        if isinstance(lr, torchlike.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= C.as_float(lr):
-            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if not 0.0 >= beta2_decay:
-            raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
-        if eps[0] is not None and not 0.0 <= eps[0]:
-            raise ValueError(f"epsilon1 should be >= 0 but is: {eps[0]}")
-        if not 0.0 <= eps[1]:
-            raise ValueError(f"epsilon2 should be >= 0 but is: {eps[1]}")
-        if not 1.0 <= d:
-            raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
+        eps1, eps2 = eps
+        C.require(not isinstance(lr, torchlike.Tensor) or lr.numel() == 1, "Tensor lr must be 1-element")
+        C.require(C.as_float(lr) >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
+        C.require(beta2_decay <= 0.0, f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        C.require(eps1 is None or eps1 >= 0.0, f"epsilon1 should be >= 0 but is: {eps1}")
+        C.require(eps2 >= 0.0, f"epsilon2 should be >= 0 but is: {eps2}")
+        C.require(d >= 1.0, f"Clipping threshold d should be >= 1 but is: {d}")
+        C.require(weight_decay >= 0.0, f"weight_decay should be >= 0 but is: {weight_decay}")
         defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d,
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)

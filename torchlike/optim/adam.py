@@ -17,8 +17,8 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         C.check_lr(lr)
-        if isinstance(lr, torchlike.Tensor) and foreach and not capturable:
-            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        C.require(not (isinstance(lr, torchlike.Tensor) and foreach and not capturable),
+                  "lr as a Tensor is not supported for capturable=False and foreach=True")
         C.check_eps(eps)
         C.check_beta(betas, 0)
         C.check_beta(betas, 1)

@@ -145,8 +145,7 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         C.check_lr(lr)
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
+        C.require(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
         C.check_eps(eps)
         C.check_nonneg(weight_decay, "weight_decay")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,

@@ -204,18 +204,18 @@ class LBFGS(Optimizer):
         loss = float(first_loss)
         evals_this_call = 1
         state["func_evals"] += 1
-        flat_grad = self._flat_grad()
-        if flat_grad.abs().max().item() <= tol_grad:
+        grad_vec = self._flat_grad()
+        if grad_vec.abs().max().item() <= tol_grad:
             return first_loss
 
         d = state.get("d")
         t = state.get("t")
-        old_dirs = state.get("old_dirs")
-        old_stps = state.get("old_stps")
-        ro = state.get("ro")
+        grad_diffs = state.get("old_dirs")
+        moves = state.get("old_stps")
+        inv_curv = state.get("ro")
         h_diag = state.get("H_diag")
-        prev_flat_grad = state.get("prev_flat_grad")
-        prev_loss = state.get("prev_loss")
+        last_grad = state.get("prev_flat_grad")
+        last_loss = state.get("prev_loss")
 
         iterations = 0
         while iterations < max_iter:
@@ -223,37 +223,34 @@ class LBFGS(Optimizer):
             state["n_iter"] += 1
 
             if state["n_iter"] == 1:
-                d = flat_grad.neg()
-                old_dirs, old_stps, ro = [], [], []
+                d = grad_vec.neg()
+                grad_diffs, moves, inv_curv = [], [], []
                 h_diag = 1
             else:
                 # Curvature pair from the last move; kept only when it is
                 # positive enough to keep the inverse Hessian estimate definite.
-                y = flat_grad.sub(prev_flat_grad)
+                y = grad_vec.sub(last_grad)
                 s = d.mul(t)
                 ys = y.dot(s)
                 if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
+                    # Oldest pair out once the history is full.
+                    for history, item in ((grad_diffs, y), (moves, s), (inv_curv, 1.0 / ys)):
+                        history.append(item)
+                        del history[:-history_size]
                     h_diag = ys / y.dot(y)
-                d = self._two_loop(state, flat_grad, old_dirs, old_stps, ro, h_diag, history_size)
+                d = self._two_loop(state, grad_vec, grad_diffs, moves, inv_curv, h_diag, history_size)
 
-            if prev_flat_grad is None:
-                prev_flat_grad = flat_grad.clone()
+            if last_grad is None:
+                last_grad = grad_vec.clone()
             else:
-                prev_flat_grad.copy_(flat_grad)
-            prev_loss = loss
+                last_grad.copy_(grad_vec)
+            last_loss = loss
 
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr
+                t = min(1.0, 1.0 / grad_vec.abs().sum()) * lr
             else:
                 t = lr
-            slope = flat_grad.dot(d)
+            slope = grad_vec.dot(d)
             if slope > -tol_change:
                 break
 
@@ -262,19 +259,19 @@ class LBFGS(Optimizer):
                 if line_search != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 saved = self._snapshot()
-                loss, flat_grad, t, evals = _strong_wolfe_search(
+                loss, grad_vec, t, evals = _strong_wolfe_search(
                     lambda step: self._evaluate_at(closure, saved, step, d),
-                    t, d, loss, flat_grad, slope)
+                    t, d, loss, grad_vec, slope)
                 self._move(t, d)
-                converged = flat_grad.abs().max().item() <= tol_grad
+                converged = grad_vec.abs().max().item() <= tol_grad
             else:
                 self._move(t, d)
                 converged = False
                 if iterations != max_iter:
                     with torchlike.enable_grad():
                         loss = float(closure())
-                    flat_grad = self._flat_grad()
-                    converged = flat_grad.abs().max().item() <= tol_grad
+                    grad_vec = self._flat_grad()
+                    converged = grad_vec.abs().max().item() <= tol_grad
                     evals = 1
             evals_this_call += evals
             state["func_evals"] += evals
@@ -283,28 +280,28 @@ class LBFGS(Optimizer):
                 break
             if d.mul(t).abs().max() <= tol_change:
                 break
-            if abs(loss - prev_loss) < tol_change:
+            if abs(loss - last_loss) < tol_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=h_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(d=d, t=t, old_dirs=grad_diffs, old_stps=moves, ro=inv_curv, H_diag=h_diag,
+                     prev_flat_grad=last_grad, prev_loss=last_loss)
         return first_loss
 
     @staticmethod
-    def _two_loop(state, flat_grad, old_dirs, old_stps, ro, h_diag, history_size):
+    def _two_loop(state, grad_vec, grad_diffs, moves, inv_curv, h_diag, history_size):
         """Direction -H g from the stored pairs (the L-BFGS two-loop recursion).
         The dot products stay 0-dim float32 tensors, as in PyTorch, so both
         round the same way."""
-        count = len(old_dirs)
+        count = len(grad_diffs)
         alphas = state.get("al")
         if alphas is None or len(alphas) < history_size:
             alphas = state["al"] = [None] * history_size
-        q = flat_grad.neg()
+        q = grad_vec.neg()
         for i in reversed(range(count)):
-            alphas[i] = old_stps[i].dot(q) * ro[i]
-            q.add_(old_dirs[i], alpha=-alphas[i])
+            alphas[i] = moves[i].dot(q) * inv_curv[i]
+            q.add_(grad_diffs[i], alpha=-alphas[i])
         r = torchlike.mul(q, h_diag)
         for i in range(count):
-            beta = old_dirs[i].dot(r) * ro[i]
-            r.add_(old_stps[i], alpha=alphas[i] - beta)
+            beta = grad_diffs[i].dot(r) * inv_curv[i]
+            r.add_(moves[i], alpha=alphas[i] - beta)
         return r

@@ -44,16 +44,11 @@ class Muon(Optimizer):
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5,
                  adjust_lr_fn=None):
-        if isinstance(lr, torchlike.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= C.as_float(lr):
-            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"momentum should be >= 0 but is: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
-        if adjust_lr_fn not in _LR_RULES:
-            raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
+        C.require(not isinstance(lr, torchlike.Tensor) or lr.numel() == 1, "Tensor lr must be 1-element")
+        C.require(C.as_float(lr) >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
+        C.require(momentum >= 0.0, f"momentum should be >= 0 but is: {momentum}")
+        C.require(weight_decay >= 0.0, f"weight decay should be >= 0 but is: {weight_decay}")
+        C.require(adjust_lr_fn in _LR_RULES, f"Adjust learning rate function {adjust_lr_fn} is not supported")
         defaults = dict(lr=lr, weight_decay=weight_decay, momentum=momentum,
                         nesterov=nesterov, ns_coefficients=ns_coefficients, eps=eps,
                         ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn)

@@ -15,15 +15,14 @@ class SGD(Optimizer):
                  nesterov=False, *, maximize=False, foreach=None,
                  differentiable=False, fused=None):
         C.check_lr(lr)
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
+        C.check_nonneg(momentum, "momentum")
         C.check_nonneg(weight_decay, "weight_decay")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov,
                         maximize=maximize, foreach=foreach,
                         differentiable=differentiable, fused=fused)
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        C.require(not nesterov or (momentum > 0 and dampening == 0),
+                  "Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
         C.check_fused_foreach(fused, foreach, differentiable)
 
@@ -157,8 +156,8 @@ class Rprop(Optimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         C.check_lr(lr)
-        if not 0.0 < etas[0] < 1.0 < etas[1]:
-            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        shrink, grow = etas
+        C.require(0.0 < shrink < 1.0 < grow, f"Invalid eta values: {shrink}, {grow}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
