@@ -167,3 +167,15 @@ def test_inplace_forms_refuse_autograd_tensors_in_grad_mode():
     with tl.no_grad():
         tl._foreach_mul_([leaf], 2.0)
     assert tl.equal(leaf.detach(), tl.full((2,), 2.0)) and leaf.requires_grad
+
+
+def test_partly_overlapping_rows_get_the_single_tensor_ops_overlap_error():
+    """x[1:] += x[:-1] through the dense loop would read already-updated
+    elements; such rows go to add_, which refuses them as PyTorch does."""
+    base = tl.arange(6, dtype=tl.float32)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer to a single memory location"):
+        tl._foreach_add_([base[1:]], [base[:-1]])
+    assert tl.equal(base, tl.arange(6, dtype=tl.float32))
+    # the destination itself as a source is fine (x += x)
+    tl._foreach_add_([base], [base])
+    assert tl.equal(base, 2 * tl.arange(6, dtype=tl.float32))

@@ -353,7 +353,10 @@ class Optimizer:
                 state_dict = replaced
 
         groups = self.param_groups
-        saved_groups = [dict(g) for g in state_dict["param_groups"]]
+        # Copies, so later edits of the loaded groups (a scheduler changing lr,
+        # names lists) do not write into the caller's state dict.
+        saved_groups = [{k: list(v) if isinstance(v, list) else v for k, v in g.items()}
+                        for g in state_dict["param_groups"]]
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         for mine, saved in zip(groups, saved_groups):

@@ -77,11 +77,25 @@ TensorBase row_result(ForeachFormula f, ForeachRow row, const Fallback& fallback
   return fallback(row);
 }
 
-// One row written into its first tensor.
+// Whether a source's memory partly overlaps the destination's: the dense
+// loop reads and writes element i together, so it may only see an input that
+// is the destination itself or lies elsewhere. (Both are contiguous here.)
+bool partly_overlaps(const TensorBase& dst, const TensorBase* src) {
+  if (src == nullptr || src->numel() == 0) return false;
+  const char* d = static_cast<const char*>(dst.data_ptr());
+  const char* s = static_cast<const char*>(src->data_ptr());
+  const bool disjoint = s + src->nbytes() <= d || d + dst.nbytes() <= s;
+  return !disjoint && s != d;
+}
+
+// One row written into its first tensor. Rows the dense loop cannot take,
+// partly overlapping ones included, go to the single-tensor op (which has
+// its own overlap rules).
 template <class Fallback>
 void row_inplace(ForeachFormula f, ForeachRow row, const Fallback& fallback) {
   row.dst = row.a;
-  if (foreach_row_is_dense({row.a, row.b, row.c})) {
+  if (foreach_row_is_dense({row.a, row.b, row.c}) && !partly_overlaps(*row.a, row.b) &&
+      !partly_overlaps(*row.a, row.c)) {
     foreach_dense_cpu(f, row);
     row.a->bump_version();
     return;
