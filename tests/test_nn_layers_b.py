@@ -32,7 +32,7 @@ LOSSES = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "NLLLoss2d", "BCEL
           "HuberLoss", "SmoothL1Loss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
           "MultiMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
           "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss",
-          "AdaptiveLogSoftmaxWithLoss"]
+          "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss"]
 MISC = ["Flatten", "Unflatten", "Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Upsample",
         "UpsamplingNearest2d", "UpsamplingBilinear2d", "CosineSimilarity", "PairwiseDistance"]
 ALL_NAMES = ACTIVATIONS + LOSSES + MISC
@@ -48,7 +48,8 @@ def build(lib, src):
     `lib`'s nn namespace; T turns a NumPy array into that library's float64 tensor."""
     def T(a):
         return lib.tensor(np.asarray(a, dtype=np.float64))
-    scope = {name: getattr(lib.nn, name) for name in ALL_NAMES}
+    scope = {name: getattr(lib.nn, name) for name in ALL_NAMES + ["LinearCrossEntropyOptions"]}
+    scope["Opt"] = lib.nn.LinearCrossEntropyOptions
     scope.update(T=T, lib=lib, W3=[0.5, 1.0, 2.0], W4=[0.3, 1.0, 2.0, 0.7])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -158,6 +159,18 @@ CASES = [
      [("x", (5, 2, 4)), ("const", [[1, 2, 0], [0, 0, 1]]), ("const", [5, 4]), ("const", [3, 2])]),
     ("AdaptiveLogSoftmaxWithLoss(6, 10, [3, 7], div_value=2.0)", [("x", (7, 6)), ("const", [0, 4, 9, 2, 7, 5, 3])]),
     ("AdaptiveLogSoftmaxWithLoss(6, 10, [4], head_bias=True)", [("x", (6,)), ("const", 8)]),
+    ("LinearCrossEntropyLoss(5, 7)", [("x", (6, 5)), ("cls", (6,), 7)]),
+    ("LinearCrossEntropyLoss(5, 7, bias=True, weight=T([1.0, 2.0, 0.5, 1.0, 1.5, 0.7, 1.0]), ignore_index=2)",
+     [("x", (6, 5)), ("const", [0, 2, 6, 3, 2, 1])]),
+    ("LinearCrossEntropyLoss(5, 7, out_features=(2, 3), bias=True, label_smoothing=0.1)",
+     [("x", (4, 5)), ("cls", (4, 2, 3), 7)]),
+    ("LinearCrossEntropyLoss(5, 7, reduction='none')", [("x", (5,)), ("const", 4)]),
+    ("LinearCrossEntropyLoss(5, 7)", [("x", (3, 5)), ("dist", (3, 7), 1)]),
+    ("LinearCrossEntropyLoss(5, 7, bias=True, options=Opt(batch_chunk_size=2))", [("x", (7, 5)), ("cls", (7,), 7)]),
+    ("LinearCrossEntropyLoss(5, 7, weight=T([1.0, 2.0, 0.5, 1.0, 1.5, 0.7, 1.0]), ignore_index=3, reduction='sum', "
+     "options=Opt(chunking_method=None))", [("x", (6, 5)), ("const", [3, 1, 6, 0, 3, 5])]),
+    ("LinearCrossEntropyLoss(5, 7, reduction='none', options=Opt(batch_chunk_size=4, allow_retain_graph=True))",
+     [("x", (9, 5)), ("cls", (9,), 7)]),
     # shape and resampling layers
     ("Flatten()", [("x", (2, 3, 4))]), ("Flatten(0, 1)", [("x", (2, 3, 4))]),
     ("Unflatten(1, (2, 3))", [("x", (4, 6))]), ("Unflatten(-1, [3, -1])", [("x", (2, 6))]),
@@ -682,7 +695,7 @@ def test_upsample_attributes():
 
 def test_parameter_free_modules_have_no_state():
     for name in ALL_NAMES:
-        if name in ("PReLU", "AdaptiveLogSoftmaxWithLoss"):
+        if name in ("PReLU", "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss"):
             continue
         cls = getattr(nn, name)
         try:
@@ -773,6 +786,101 @@ def test_adaptive_forward_errors():
         m(x, y[0])
 
 
+# ---------------------------------------------------------------- linear_cross_entropy
+
+def _lce_problem(seed, rows=11, in_features=4, classes=6, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    x = torchlike.from_numpy(rng.standard_normal((rows, in_features)).astype(dtype)).requires_grad_(True)
+    w = torchlike.from_numpy(rng.standard_normal((classes, in_features)).astype(dtype)).requires_grad_(True)
+    b = torchlike.from_numpy(rng.standard_normal(classes).astype(dtype)).requires_grad_(True)
+    t = torchlike.from_numpy(rng.integers(0, classes, rows).astype(np.int64))
+    return x, w, b, t
+
+
+def _loss_and_grads(fn, x, w, b, seed=0):
+    for p in (x, w, b):
+        p.grad = None
+    loss = fn()
+    g = torchlike.from_numpy(np.random.default_rng(seed).standard_normal(tuple(loss.shape)).astype(
+        np.float32 if x.dtype == torchlike.float32 else np.float64)) if loss.dim() else None
+    (loss * g).sum().backward() if g is not None else loss.backward()
+    return [loss.detach().numpy()] + [p.grad.numpy().copy() for p in (x, w, b)]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("chunking", [dict(batch_chunk_size=1), dict(batch_chunk_size=4),
+                                      dict(chunking_method=None), dict(), dict(chunking_method="aspect_ratio")])
+def test_linear_cross_entropy_chunked_matches_reference(reduction, chunking):
+    x, w, b, t = _lce_problem(17)
+    cw = tl64([1.0, 0.5, 2.0, 1.5, 0.2, 1.0])
+    kwargs = dict(linear_bias=b, weight=cw, ignore_index=2, reduction=reduction)
+    opts = nn.LinearCrossEntropyOptions(**chunking)
+    chunked = _loss_and_grads(lambda: F.linear_cross_entropy(x, w, t, options=opts, **kwargs), x, w, b)
+    composed = _loss_and_grads(lambda: F.cross_entropy(F.linear(x, w, b), t, weight=cw, ignore_index=2,
+                                                       reduction=reduction), x, w, b)
+    for a, c in zip(chunked, composed):
+        np.testing.assert_allclose(a, c, rtol=1e-12, atol=1e-14)
+
+
+def test_linear_cross_entropy_reference_path_and_k_dim_layout():
+    rng = np.random.default_rng(18)
+    x = tl64(rng.standard_normal((3, 4)))
+    w = tl64(rng.standard_normal((5, 2, 4)))  # C=5, out_features=(2,)
+    t = torchlike.from_numpy(rng.integers(0, 5, (3, 2)).astype(np.int64))
+    logits = np.einsum("ni,cdi->ncd", x.numpy(), w.numpy())
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    ref = -np.take_along_axis(logp, t.numpy()[:, None, :], 1).mean()
+    assert F.linear_cross_entropy(x, w, t).item() == pytest.approx(ref, rel=1e-12)
+    m = nn.LinearCrossEntropyLoss(4, 5, out_features=(2,), dtype=torchlike.float64)
+    with torchlike.no_grad():
+        m.linear.weight.copy_(w.reshape(10, 4))
+    assert m(x, t).item() == pytest.approx(ref, rel=1e-12)
+    assert tuple(m.linear.weight.shape) == (10, 4) and list(m.state_dict()) == ["linear.weight"]
+
+
+def test_linear_cross_entropy_float16_accumulates_in_float32():
+    x, w, b, t = _lce_problem(19, rows=64, in_features=8, classes=50, dtype=np.float32)
+    ref = F.cross_entropy(F.linear(x, w, b), t).item()
+    half = [p.detach().to(torchlike.float16) for p in (x, w, b)]
+    opts = nn.LinearCrossEntropyOptions(batch_chunk_size=16)
+    got = F.linear_cross_entropy(half[0], half[1], t, linear_bias=half[2], options=opts)
+    assert got.dtype == torchlike.float16
+    assert abs(got.item() - ref) < 2e-2
+    compact = F.linear_cross_entropy(half[0], half[1], t, linear_bias=half[2],
+                                     options=nn.LinearCrossEntropyOptions(batch_chunk_size=16, acc_policy="compact"))
+    assert compact.dtype == torchlike.float16 and abs(compact.item() - ref) < 5e-2
+
+
+def test_linear_cross_entropy_options_fallback_and_errors():
+    x, w, b, t = _lce_problem(20)
+    opts = nn.LinearCrossEntropyOptions()
+    with pytest.warns(UserWarning, match="``options`` ignored; chunked path needs"):
+        smoothed = F.linear_cross_entropy(x, w, t, label_smoothing=0.1, options=opts)
+    assert smoothed.item() == pytest.approx(F.cross_entropy(F.linear(x, w), t, label_smoothing=0.1).item(), rel=1e-12)
+    loss = F.linear_cross_entropy(x, w, t, options=opts)
+    loss.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="chunked backward called twice"):
+        loss.backward()
+    with pytest.raises(IndexError, match="Target 9 is out of bounds"):
+        F.linear_cross_entropy(x, w, torchlike.full((11,), 9, dtype=torchlike.int64), options=opts)
+    with pytest.raises(RuntimeError, match="expected input with dimensionality 1 or 2, got 3"):
+        F.linear_cross_entropy(x[None], w, t)
+    with pytest.raises(RuntimeError, match="expected equal input and linear_weight last dimensions"):
+        F.linear_cross_entropy(x, w[:, :3], t)
+    with pytest.raises(RuntimeError, match="requires batched input"):
+        F.linear_cross_entropy(x[0], w.reshape(6, 1, 4), t[:1])
+    for bad, msg in [(dict(chunking_method="bad"), "invalid chunking_method: 'bad'"),
+                     (dict(chunking_method="aspect_ratio:0"), "invalid chunking_method"),
+                     (dict(acc_policy="x"), "invalid acc_policy: 'x'"),
+                     (dict(batch_chunk_size=0), "batch_chunk_size must be positive int or None, got 0"),
+                     (dict(acc_dtype="float"), "acc_dtype must be one of")]:
+        with pytest.raises(ValueError, match=msg):
+            nn.LinearCrossEntropyOptions(**bad)
+    o = nn.LinearCrossEntropyOptions(chunking_method="aspect_ratio:3", acc_dtype=torchlike.float64)
+    assert repr(o) == ("LinearCrossEntropyOptions(allow_retain_graph=False, batch_chunk_size=None, "
+                       "chunking_method='aspect_ratio:3', acc_policy='auto', acc_dtype=torchlike.float64)")
+
+
 # ---------------------------------------------------------------- gradcheck
 
 GRADCHECK = [("PReLU(3, 0.2)", (2, 3, 2)), ("ELU(0.7)", (3, 4)), ("GELU('tanh')", (3, 4)), ("Softmax(1)", (3, 4)),
@@ -809,6 +917,15 @@ def test_gradcheck_losses():
 
 def _shape_of_signature(sig):
     return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+
+
+@requires_torch
+def test_linear_cross_entropy_signatures_match_torch():
+    for ours, theirs in [(nn.LinearCrossEntropyOptions, torch.nn.LinearCrossEntropyOptions),
+                         (F.linear_cross_entropy, torch.nn.functional.linear_cross_entropy)]:
+        assert _shape_of_signature(inspect.signature(ours)) == _shape_of_signature(inspect.signature(theirs))
+    assert repr(nn.LinearCrossEntropyOptions(batch_chunk_size=3)) == repr(
+        torch.nn.LinearCrossEntropyOptions(batch_chunk_size=3))
 
 
 @requires_torch

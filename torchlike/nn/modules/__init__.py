@@ -13,3 +13,4 @@ from torchlike.nn.modules.channelshuffle import *  # noqa: F401,F403
 from torchlike.nn.modules.upsampling import *  # noqa: F401,F403
 from torchlike.nn.modules.distance import *  # noqa: F401,F403
 from torchlike.nn.modules.adaptive import *  # noqa: F401,F403
+from torchlike.nn.modules.linear_cross_entropy_options import *  # noqa: F401,F403

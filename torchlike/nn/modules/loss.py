@@ -1,16 +1,19 @@
 """Loss modules. Each stores its options (and class weights as buffers, so they
 follow .to()/.double() and appear in state_dict) and calls the matching
 torchlike.nn.functional loss in forward."""
+import math
 import warnings
 
 from torchlike.nn import functional as F
+from torchlike.nn.modules.linear import Linear
 from torchlike.nn.modules.distance import PairwiseDistance
 from torchlike.nn.modules.module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss", "SmoothL1Loss", "HuberLoss",
            "SoftMarginLoss", "CrossEntropyLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
-           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
+           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+           "LinearCrossEntropyLoss"]
 
 
 def _reduction_from_legacy(size_average, reduce):
@@ -344,3 +347,37 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A bias-optional Linear(in_features, num_classes * prod(out_features))
+    followed by cross entropy, through F.linear_cross_entropy (which, given
+    `options`, avoids materialising all the logits at once).
+
+    The Linear's weight is stored flat, (C * prod(out_features), in_features);
+    forward views it as (C, *out_features, in_features)."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.options = options
+        logits_per_row = num_classes * math.prod(out_features)
+        self.linear = Linear(in_features, logits_per_row, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, input, target):
+        grid = (self.num_classes, *self.out_features)
+        linear_weight = self.linear.weight.reshape(grid + (self.linear.in_features,))
+        linear_bias = None if self.linear.bias is None else self.linear.bias.reshape(grid)
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
