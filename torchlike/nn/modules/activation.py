@@ -1,12 +1,13 @@
 """Activation layers. Each is a thin stateful wrapper over torchlike.nn.functional:
-the module keeps the hyper-parameters (and PReLU its learnable slopes) and its
-extra_repr prints them in PyTorch's format."""
+the module keeps the hyper-parameters (and PReLU its learnable slopes); which
+function runs and which attributes it receives is declared per class (see
+_functional_layer.py), and the repr follows PyTorch's format."""
 import warnings
 
 import torchlike
 from torchlike.nn import functional as F
 from torchlike.nn import init
-from torchlike.nn.modules.module import Module
+from torchlike.nn.modules._functional_layer import _FunctionalLayer
 from torchlike.nn.parameter import Parameter
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
@@ -14,26 +15,19 @@ __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsi
            "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin", "Softmax", "Softmax2d", "LogSoftmax"]
 
 
-def _describe(*fields, inplace=False):
-    """Joins "name=value" fields and appends "inplace=True" only when set, which
-    is how PyTorch's activation reprs read."""
-    parts = [f"{name}={value}" for name, value in fields]
-    if inplace:
-        parts.append("inplace=True")
-    return ", ".join(parts)
+class _Activation(_FunctionalLayer):
+    """One-input activation: forward(input) runs `_fn` with the stored options."""
+
+    def forward(self, input):
+        return self._run(input)
 
 
-class _Stateless(Module):
-    """An activation with no hyper-parameters: forward applies `_fn`. Accepts and
-    ignores constructor arguments, as PyTorch's parameter-free activations do."""
-
-    _fn = None
+class _Stateless(_Activation):
+    """No hyper-parameters. Constructor arguments are accepted and ignored, as
+    PyTorch's parameter-free activations do."""
 
     def __init__(self, *args, **kwargs):
         super().__init__()
-
-    def forward(self, input):
-        return type(self)._fn(input)
 
 
 class Sigmoid(_Stateless):
@@ -61,21 +55,14 @@ class LogSigmoid(_Stateless):
     _fn = staticmethod(F.logsigmoid)
 
 
-class _InplaceOnly(Module):
-    """An activation whose only option is `inplace`; forward is `_fn(x, inplace)`."""
+class _InplaceOnly(_Activation):
+    """An activation whose only option is `inplace`."""
 
-    __constants__ = ["inplace"]
-    _fn = None
+    _fn_args = ("inplace",)
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
-
-    def forward(self, input):
-        return type(self)._fn(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _describe(inplace=self.inplace)
 
 
 class ReLU(_InplaceOnly):
@@ -99,215 +86,168 @@ class Mish(_InplaceOnly):
 
 
 class Hardsigmoid(_InplaceOnly):
-    """relu6(x + 3) / 6. Its repr stays empty even when inplace (as in PyTorch)."""
+    """relu6(x + 3) / 6. PyTorch's repr leaves `inplace` out for this one."""
     _fn = staticmethod(F.hardsigmoid)
-
-    def extra_repr(self):
-        return ""
+    _show_inplace = False
 
 
 class Hardswish(_InplaceOnly):
-    """x * relu6(x + 3) / 6. Its repr stays empty even when inplace (as in PyTorch)."""
+    """x * relu6(x + 3) / 6. PyTorch's repr leaves `inplace` out for this one."""
     _fn = staticmethod(F.hardswish)
-
-    def extra_repr(self):
-        return ""
+    _show_inplace = False
 
 
-class Threshold(Module):
+class Threshold(_Activation):
     """y = x where x > threshold, otherwise `value`."""
 
-    __constants__ = ["threshold", "value", "inplace"]
+    _fn = staticmethod(F.threshold)
+    _fn_args = ("threshold", "value", "inplace")
 
     def __init__(self, threshold, value, inplace=False):
         super().__init__()
-        self.threshold = threshold
-        self.value = value
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.threshold(input, self.threshold, self.value, self.inplace)
-
-    def extra_repr(self):
-        return _describe(("threshold", self.threshold), ("value", self.value), inplace=self.inplace)
+        self.threshold, self.value, self.inplace = threshold, value, inplace
 
 
-class RReLU(Module):
+class RReLU(_Activation):
     """Leaky ReLU whose negative slope is drawn per element from U(lower, upper)
     while training and fixed to (lower + upper) / 2 in eval mode."""
 
-    __constants__ = ["lower", "upper", "inplace"]
+    _fn = staticmethod(F.rrelu)
+    _fn_args = ("lower", "upper", "training", "inplace")
+    _shown = ("lower", "upper")
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
         super().__init__()
-        self.lower = lower
-        self.upper = upper
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
-
-    def extra_repr(self):
-        return _describe(("lower", self.lower), ("upper", self.upper), inplace=self.inplace)
+        self.lower, self.upper, self.inplace = lower, upper, inplace
 
 
-class Hardtanh(Module):
+class Hardtanh(_Activation):
     """Clamps to [min_val, max_val]. The old keyword names min_value/max_value are
     still accepted, with PyTorch's FutureWarning."""
 
-    __constants__ = ["min_val", "max_val", "inplace"]
+    _fn = staticmethod(F.hardtanh)
+    _fn_args = ("min_val", "max_val", "inplace")
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
-        for old, new in (("min_value", "min_val"), ("max_value", "max_val")):
-            given = min_value if old == "min_value" else max_value
-            if given is not None:
-                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`",
+        renamed = {"min_val": ("min_value", min_value), "max_val": ("max_value", max_value)}
+        bounds = {"min_val": min_val, "max_val": max_val}
+        for new_name, (old_name, old_value) in renamed.items():
+            if old_value is not None:
+                warnings.warn(f"keyword argument `{old_name}` is deprecated and renamed to `{new_name}`",
                               FutureWarning, stacklevel=2)
-        if min_value is not None:
-            min_val = min_value
-        if max_value is not None:
-            max_val = max_value
-        self.min_val = min_val
-        self.max_val = max_val
-        self.inplace = inplace
+                bounds[new_name] = old_value
+        self.min_val, self.max_val, self.inplace = bounds["min_val"], bounds["max_val"], inplace
         assert self.max_val > self.min_val, f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})"
-
-    def forward(self, input):
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self):
-        return _describe(("min_val", self.min_val), ("max_val", self.max_val), inplace=self.inplace)
 
 
 class ReLU6(Hardtanh):
     """min(max(0, x), 6): a Hardtanh fixed to [0, 6]."""
 
+    _shown = ()
+
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
 
-    def extra_repr(self):
-        return _describe(inplace=self.inplace)
 
+class _AlphaActivation(_Activation):
+    """ELU and CELU: one `alpha` plus `inplace`."""
 
-class ELU(Module):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-
-    __constants__ = ["alpha", "inplace"]
+    _fn_args = ("alpha", "inplace")
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return _describe(("alpha", self.alpha), inplace=self.inplace)
+        self.alpha, self.inplace = alpha, inplace
 
 
-class CELU(ELU):
+class ELU(_AlphaActivation):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    _fn = staticmethod(F.elu)
+
+
+class CELU(_AlphaActivation):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
+    _fn = staticmethod(F.celu)
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Activation):
     """x for x >= 0, negative_slope * x otherwise."""
 
-    __constants__ = ["inplace", "negative_slope"]
+    _fn = staticmethod(F.leaky_relu)
+    _fn_args = ("negative_slope", "inplace")
 
     def __init__(self, negative_slope=1e-2, inplace=False):
         super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return _describe(("negative_slope", self.negative_slope), inplace=self.inplace)
+        self.negative_slope, self.inplace = negative_slope, inplace
 
 
-class GLU(Module):
+class GLU(_Activation):
     """Gated linear unit: splits `dim` in halves a, b and returns a * sigmoid(b)."""
 
-    __constants__ = ["dim"]
+    _fn = staticmethod(F.glu)
+    _fn_args = ("dim",)
 
     def __init__(self, dim=-1):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
-        return F.glu(input, self.dim)
 
-    def extra_repr(self):
-        return f"dim={self.dim}"
-
-
-class GELU(Module):
+class GELU(_Activation):
     """x * Phi(x); approximate='tanh' uses the tanh formula instead of erf."""
 
-    __constants__ = ["approximate"]
+    _fn = staticmethod(F.gelu)
+    _fn_args = ("approximate",)
 
     def __init__(self, approximate="none"):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):
-        return F.gelu(input, approximate=self.approximate)
-
     def extra_repr(self):
+        # The only activation whose option is a string, and PyTorch quotes it.
         return f"approximate={self.approximate!r}"
 
 
-class Hardshrink(Module):
-    """x where |x| > lambd, 0 elsewhere."""
+class _Shrink(_Activation):
+    """Hardshrink and Softshrink: one threshold `lambd`, shown bare in the repr."""
 
-    __constants__ = ["lambd"]
+    _fn_args = ("lambd",)
 
     def __init__(self, lambd=0.5):
         super().__init__()
         self.lambd = lambd
 
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
-
     def extra_repr(self):
-        return f"{self.lambd}"
+        return str(self.lambd)
 
 
-class Softshrink(Hardshrink):
+class Hardshrink(_Shrink):
+    """x where |x| > lambd, 0 elsewhere."""
+    _fn = staticmethod(F.hardshrink)
+
+
+class Softshrink(_Shrink):
     """x - lambd for x > lambd, x + lambd for x < -lambd, 0 between."""
-
-    def forward(self, input):
-        return F.softshrink(input, self.lambd)
+    _fn = staticmethod(F.softshrink)
 
 
-class Softplus(Module):
+class Softplus(_Activation):
     """log(1 + exp(beta * x)) / beta, linear once beta * x exceeds `threshold`."""
 
-    __constants__ = ["beta", "threshold"]
+    _fn = staticmethod(F.softplus)
+    _fn_args = ("beta", "threshold")
 
     def __init__(self, beta=1.0, threshold=20.0):
         super().__init__()
-        self.beta = beta
-        self.threshold = threshold
-
-    def forward(self, input):
-        return F.softplus(input, self.beta, self.threshold)
-
-    def extra_repr(self):
-        return _describe(("beta", self.beta), ("threshold", self.threshold))
+        self.beta, self.threshold = beta, threshold
 
 
-class PReLU(Module):
+class PReLU(_Activation):
     """Leaky ReLU with a learnable negative slope: one shared slope, or one per
     channel (num_parameters = number of channels), all starting at `init`."""
 
-    __constants__ = ["num_parameters"]
+    _fn = staticmethod(F.prelu)
+    _fn_args = ("weight",)
+    _shown = ("num_parameters",)
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
@@ -320,53 +260,37 @@ class PReLU(Module):
     def reset_parameters(self):
         init.constant_(self.weight, self.init)
 
-    def forward(self, input):
-        return F.prelu(input, self.weight)
 
-    def extra_repr(self):
-        return f"num_parameters={self.num_parameters}"
+class _Normalizer(_Activation):
+    """Softmax, Softmin and LogSoftmax over `dim`. dim=None is PyTorch's
+    deprecated implicit choice (0 for 0-, 1- and 3-D inputs, else 1), which warns."""
 
-
-class _SoftmaxFamily(Module):
-    """Softmax, Softmin and LogSoftmax: normalise over `dim` (None means PyTorch's
-    deprecated implicit choice, which warns)."""
-
-    __constants__ = ["dim"]
-    _fn = None
+    _fn_args = ("dim",)
 
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self):
-        return f"dim={self.dim}"
-
-
-class Softmax(_SoftmaxFamily):
+class Softmax(_Normalizer):
     """exp(x) / sum(exp(x)) along dim."""
     _fn = staticmethod(F.softmax)
 
 
-class Softmin(_SoftmaxFamily):
+class Softmin(_Normalizer):
     """softmax(-x) along dim."""
     _fn = staticmethod(F.softmin)
 
 
-class LogSoftmax(_SoftmaxFamily):
+class LogSoftmax(_Normalizer):
     """log(softmax(x)) along dim, computed stably."""
     _fn = staticmethod(F.log_softmax)
 
 
-class Softmax2d(Module):
+class Softmax2d(_Stateless):
     """Softmax over the channel dimension of a (C, H, W) or (N, C, H, W) input."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__()
 
     def forward(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
-        return F.softmax(input, -3, _stacklevel=5)
+        return F.softmax(input, -3)

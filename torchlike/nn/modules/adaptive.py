@@ -16,7 +16,8 @@ from torchlike.nn.modules.module import Module
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
-_ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
+# forward's result: per-row target log-probabilities and their mean NLL.
+_ASMoutput = namedtuple("_ASMoutput", "output loss")
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):
@@ -36,30 +37,29 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             raise ValueError("cutoffs should be a sequence of unique, positive integers sorted in an increasing "
                              "order, where each value is between 1 and n_classes-1")
 
-        self.in_features = in_features
-        self.n_classes = n_classes
-        self.cutoffs = cutoffs + [n_classes]
-        self.div_value = div_value
-        self.head_bias = head_bias
+        self.in_features, self.n_classes = in_features, n_classes
+        self.div_value, self.head_bias = div_value, head_bias
+        # Class ranges: [0, cutoffs[0]) is the shortlist, then one cluster per
+        # consecutive pair of boundaries, the last ending at n_classes.
+        boundaries = cutoffs + [n_classes]
+        self.cutoffs = boundaries
+        self.shortlist_size = boundaries[0]
+        self.n_clusters = len(cutoffs)
+        self.head_size = boundaries[0] + len(cutoffs)
 
-        self.shortlist_size = self.cutoffs[0]
-        self.n_clusters = len(self.cutoffs) - 1
-        self.head_size = self.shortlist_size + self.n_clusters
+        self.head = Linear(in_features, self.head_size, bias=head_bias, **factory_kwargs)
+        self.tail = ModuleList([self._cluster_projection(k, factory_kwargs) for k in range(len(cutoffs))])
 
-        self.head = Linear(self.in_features, self.head_size, bias=self.head_bias, **factory_kwargs)
-        clusters = []
-        for k in range(self.n_clusters):
-            hidden = int(self.in_features // (self.div_value ** (k + 1)))
-            width = self.cutoffs[k + 1] - self.cutoffs[k]
-            clusters.append(Sequential(Linear(self.in_features, hidden, bias=False, **factory_kwargs),
-                                       Linear(hidden, width, bias=False, **factory_kwargs)))
-        self.tail = ModuleList(clusters)
+    def _cluster_projection(self, k, factory_kwargs):
+        """in_features -> in_features // div_value^(k+1) -> size of cluster k."""
+        hidden = int(self.in_features // (self.div_value ** (k + 1)))
+        low, high = self.cutoffs[k], self.cutoffs[k + 1]
+        return Sequential(Linear(self.in_features, hidden, bias=False, **factory_kwargs),
+                          Linear(hidden, high - low, bias=False, **factory_kwargs))
 
     def reset_parameters(self):
-        self.head.reset_parameters()
-        for projection in self.tail:
-            for layer in projection:
-                layer.reset_parameters()
+        for layer in [self.head] + [lin for projection in self.tail for lin in projection]:
+            layer.reset_parameters()
 
     def _cluster_bounds(self):
         """(first class, one past the last class) of each tail cluster."""

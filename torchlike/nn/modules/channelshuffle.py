@@ -1,21 +1,19 @@
 """ChannelShuffle: interleaves the channels of `groups` equal groups."""
 from torchlike.nn import functional as F
-from torchlike.nn.modules.module import Module
+from torchlike.nn.modules._functional_layer import _FunctionalLayer
 
 __all__ = ["ChannelShuffle"]
 
 
-class ChannelShuffle(Module):
+class ChannelShuffle(_FunctionalLayer):
     """(N, g * k, *) viewed as (N, g, k, *) and transposed to (N, k, g, *)."""
 
-    __constants__ = ["groups"]
+    _fn = staticmethod(F.channel_shuffle)
+    _fn_args = ("groups",)
 
     def __init__(self, groups):
         super().__init__()
         self.groups = groups
 
     def forward(self, input):
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self):
-        return f"groups={self.groups}"
+        return self._run(input)

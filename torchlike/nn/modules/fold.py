@@ -1,47 +1,40 @@
 """Fold (col2im) and Unfold (im2col) layers over torchlike.nn.functional."""
 from torchlike.nn import functional as F
-from torchlike.nn.modules.module import Module
+from torchlike.nn.modules._functional_layer import _FunctionalLayer
 
 __all__ = ["Fold", "Unfold"]
 
+_WINDOW = ("kernel_size", "dilation", "padding", "stride")
 
-class Fold(Module):
+
+class _SlidingWindow(_FunctionalLayer):
+    def _set_window(self, kernel_size, dilation, padding, stride):
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input):
+        return self._run(input)
+
+
+class Fold(_SlidingWindow):
     """Sums sliding blocks (N, C * prod(kernel_size), L) back into an image of
-    spatial size output_size."""
+    spatial size output_size (overlapping entries add up)."""
 
-    __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
+    _fn = staticmethod(F.fold)
+    _fn_args = ("output_size",) + _WINDOW
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.output_size = output_size
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
-
-    def forward(self, input):
-        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
-
-    def extra_repr(self):
-        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
+        self._set_window(kernel_size, dilation, padding, stride)
 
 
-class Unfold(Module):
-    """Extracts sliding blocks of an (N, C, H, W) input as columns (N, C * prod(kernel_size), L)."""
+class Unfold(_SlidingWindow):
+    """Extracts sliding blocks of an (N, C, *spatial) input as columns
+    (N, C * prod(kernel_size), L)."""
 
-    __constants__ = ["kernel_size", "dilation", "padding", "stride"]
+    _fn = staticmethod(F.unfold)
+    _fn_args = _WINDOW
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
-
-    def forward(self, input):
-        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
-                f"stride={self.stride}")
+        self._set_window(kernel_size, dilation, padding, stride)

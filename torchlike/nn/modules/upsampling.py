@@ -1,6 +1,6 @@
 """Upsample and its two fixed-mode 2-D variants, over F.interpolate."""
 from torchlike.nn import functional as F
-from torchlike.nn.modules.module import Module
+from torchlike.nn.modules._functional_layer import _FunctionalLayer
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
@@ -15,32 +15,28 @@ def _float_scale(scale_factor):
     return float(scale_factor)
 
 
-class Upsample(Module):
+class Upsample(_FunctionalLayer):
     """Resizes a (N, C, *spatial) input to `size` or by `scale_factor` with the
-    given interpolation mode. scale_factor is kept as float(s)."""
+    given interpolation mode. `name` is the class name (PyTorch keeps it too)."""
 
-    __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
+    _fn = staticmethod(F.interpolate)
+    _fn_args = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor")
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()
         self.name = type(self).__name__
-        self.size = size
-        self.scale_factor = _float_scale(scale_factor)
-        self.mode = mode
-        self.align_corners = align_corners
+        self.size, self.scale_factor = size, _float_scale(scale_factor)
+        self.mode, self.align_corners = mode, align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
-        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                             recompute_scale_factor=self.recompute_scale_factor)
+        return self._run(input)
 
     def extra_repr(self):
-        if self.scale_factor is not None:
-            shown = f"scale_factor={self.scale_factor!r}"
-        else:
-            shown = f"size={self.size!r}"
-        return f"{shown}, mode={self.mode!r}"
+        # Whichever of scale_factor / size drives the resize is shown, then the mode.
+        leading = "scale_factor" if self.scale_factor is not None else "size"
+        return f"{leading}={getattr(self, leading)!r}, mode={self.mode!r}"
 
 
 class UpsamplingNearest2d(Upsample):
