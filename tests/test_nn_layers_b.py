@@ -973,3 +973,20 @@ def test_legacy_mapping_matches_torch(size_average, reduce, expected):
         ours = nn.NLLLoss(size_average=size_average, reduce=reduce)
     assert ours.reduction == theirs.reduction == expected
     assert [str(w.message) for w in ours_w] == [str(w.message) for w in theirs_w]
+
+
+def test_pickle_and_deepcopy_keep_options_and_state():
+    import copy
+    import pickle
+    modules = [nn.PReLU(3, 0.1), nn.CrossEntropyLoss(weight=torchlike.tensor([1.0, 2.0, 3.0]), label_smoothing=0.2),
+               nn.Upsample(scale_factor=2), nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4]), nn.Softmax(1),
+               nn.LinearCrossEntropyLoss(4, 5, options=nn.LinearCrossEntropyOptions(batch_chunk_size=2)),
+               nn.TripletMarginWithDistanceLoss()]
+    for m in modules:
+        for clone in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m)):
+            assert repr(clone) == repr(m)
+            assert list(clone.state_dict()) == list(m.state_dict())
+            for (_, a), (_, b) in zip(clone.state_dict().items(), m.state_dict().items()):
+                np.testing.assert_array_equal(a.numpy(), b.numpy())
+    loss = pickle.loads(pickle.dumps(modules[1]))
+    assert (loss.label_smoothing, loss.ignore_index) == (0.2, -100)
