@@ -4,3 +4,13 @@ from torchlike.nn.modules.module import Module  # noqa: F401
 from torchlike.nn.modules.container import (  # noqa: F401
     Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
 from torchlike.nn.modules.linear import Identity, Linear  # noqa: F401
+from torchlike.nn.modules.activation import *  # noqa: F401,F403
+from torchlike.nn.modules.loss import *  # noqa: F401,F403
+from torchlike.nn.modules.flatten import *  # noqa: F401,F403
+from torchlike.nn.modules.fold import *  # noqa: F401,F403
+from torchlike.nn.modules.pixelshuffle import *  # noqa: F401,F403
+from torchlike.nn.modules.channelshuffle import *  # noqa: F401,F403
+from torchlike.nn.modules.upsampling import *  # noqa: F401,F403
+from torchlike.nn.modules.distance import *  # noqa: F401,F403
+from torchlike.nn.modules.adaptive import *  # noqa: F401,F403
+from torchlike.nn.modules.linear_cross_entropy_options import *  # noqa: F401,F403
