@@ -156,6 +156,10 @@ def _known_globals():
     return table
 
 
+class RefusedGlobal(pickle.UnpicklingError):
+    """A checkpoint named a global that weights_only loading does not admit."""
+
+
 def _refusal(full_name, module):
     if module.split(".")[0] in _DANGEROUS_MODULES:
         return (f"Trying to load unsupported GLOBAL {full_name} whose module {module} is blocked: "
@@ -180,8 +184,15 @@ def resolve_global(module, name, weights_only):
             allowed = _user_lookup(full_name)
             if allowed is not None:
                 return allowed
-        raise pickle.UnpicklingError(_refusal(full_name, module))
+        raise RefusedGlobal(_refusal(full_name, module))
     return None
+
+
+def _python3_name(module, name):
+    import _compat_pickle
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        return _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
 class WeightsUnpickler(pickle.Unpickler):
@@ -196,6 +207,8 @@ class WeightsUnpickler(pickle.Unpickler):
         return self._persistent(pid)
 
     def find_class(self, module, name):
+        # Protocol-2 pickles use Python 2 names (__builtin__.set, ...).
+        module, name = _python3_name(module, name)
         found = resolve_global(module, name, self._weights_only)
         if found is not None:
             return found
@@ -223,6 +236,7 @@ def globals_named_in(pickle_bytes):
         pushed = None
         if kind in ("GLOBAL", "INST"):
             module, _, name = arg.partition(" ")
+            module, name = _python3_name(module, name)
             names.append(f"{module}.{name}")
         elif kind in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"):
             pushed = arg

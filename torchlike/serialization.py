@@ -914,8 +914,9 @@ class _RecordReader:
             if not n:
                 raise RuntimeError(f"{self.description}: record {info.filename} is truncated")
             got += n
-        if nbytes == info.file_size:
-            self._check_crc(info, view)
+        # No CRC check here: tensors loaded with mmap under MAP_SHARED write
+        # into their records, which leaves the stored CRC stale by design.
+        # data.pkl (read_small) is checked.
 
 
 _NUMPY_SAME_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -1176,13 +1177,11 @@ def _load_from(fobj, description, restore, weights_only, mapped_path, unpickler_
             raise RuntimeError(f"{description}: mmap can only be used with files saved in the zip format "
                                "(the default of torchlike.save and torch.save); this is a legacy checkpoint")
         return _load_legacy(fobj, description, restore, weights_only, unpickler_kwargs)
-    except pickle.UnpicklingError as exc:
-        raise _with_weights_only_hint(exc, weights_only) from None
+    except _wo.RefusedGlobal as exc:
+        raise _with_weights_only_hint(exc) from None
 
 
-def _with_weights_only_hint(exc, weights_only):
-    if not weights_only or getattr(exc, "_hinted", False):
-        return exc
+def _with_weights_only_hint(exc):
     text = (
         "Weights only load failed. Re-running `torchlike.load` with `weights_only` set to `False` will likely "
         "succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted "
@@ -1190,9 +1189,7 @@ def _with_weights_only_hint(exc, weights_only):
         f"it.\n\tWeightsUnpickler error: {exc}\n\nweights_only loading admits tensors, primitive types, "
         "dict/list/tuple/set/OrderedDict containers, torchlike.Size, dtypes, devices and the globals added with "
         "torchlike.serialization.add_safe_globals.")
-    new = pickle.UnpicklingError(text)
-    new._hinted = True
-    return new
+    return pickle.UnpicklingError(text)
 
 
 def get_unsafe_globals_in_checkpoint(f):
