@@ -339,13 +339,18 @@ class _Region:
         self.forward_ops = []
         self.input_versions = []
 
-    def run(self, context):
-        """Run the region on detached copies of its inputs with grad enabled.
-        Returns (flat inputs, flat outputs, output spec)."""
+    def run(self, context, detach=True):
+        """Run the region with grad enabled, on detached copies of its inputs
+        (or, for a double backward, on the inputs themselves so the gradients
+        stay connected to their history). Returns (flat inputs, flat outputs,
+        output spec)."""
         inputs = []
         spec_in = _flatten((self.args, self.kwargs), inputs)
         detached = []
         for tensor in inputs:
+            if not detach:
+                detached.append(tensor)
+                continue
             fresh = tensor.detach()
             fresh.requires_grad_(tensor.requires_grad)
             detached.append(fresh)
@@ -400,16 +405,18 @@ class _NonReentrantCheckpoint(Function):
     @staticmethod
     def backward(ctx, *grads):
         region = ctx.region
+        # Grad mode is on inside backward only for create_graph=True.
+        higher_order = torchlike.is_grad_enabled()
         group = GraphExecGroup._get_current_group()
-        cached = group._recomputed.get(id(region)) if group is not None else None
+        cached = group._recomputed.get(id(region)) if group is not None and not higher_order else None
         if cached is None:
             context = region.recompute_context_fn()
             with region.rng.replayed():
-                detached, outputs, _ = region.run(context)
+                detached, outputs, _ = region.run(context, detach=not higher_order)
             _, op_names = _graph_leaves([t for t in outputs if t.requires_grad], detached)
             region.check_recomputation(outputs, op_names)
             cached = (detached, outputs)
-            if group is not None:
+            if group is not None and not higher_order:
                 group._recomputed[id(region)] = cached
         detached, outputs = cached
         roots, root_grads = [], []
@@ -421,8 +428,8 @@ class _NonReentrantCheckpoint(Function):
         found = [None] * len(wanted)
         if roots and wanted:
             found = list(torchlike.autograd.grad(roots, wanted, root_grads, allow_unused=True,
-                                                 retain_graph=group is not None,
-                                                 create_graph=torchlike.is_grad_enabled()))
+                                                 retain_graph=group is not None or higher_order,
+                                                 create_graph=higher_order))
         explicit = []
         it = iter(found)
         for tensor in detached:
