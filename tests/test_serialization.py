@@ -155,6 +155,35 @@ def test_requires_grad_and_metadata_survive():
     assert back["g"].requires_grad and back["g"].is_leaf and not back["w"].requires_grad
 
 
+def test_parameters_and_tensor_attributes():
+    p = tl.nn.Parameter(tl.arange(3.0))
+    frozen = tl.nn.Parameter(tl.ones(2), requires_grad=False)
+    tagged = tl.ones(2)
+    tagged.note = "kept"
+    back = roundtrip({"p": p, "frozen": frozen, "tagged": tagged, "again": p})
+    assert type(back["p"]) is tl.nn.Parameter and back["p"].requires_grad and back["again"] is back["p"]
+    assert type(back["frozen"]) is tl.nn.Parameter and not back["frozen"].requires_grad
+    assert type(back["tagged"]) is tl.Tensor and back["tagged"].note == "kept"
+    data = zipfile.ZipFile(io.BytesIO(_saved_bytes(p))).read("archive/data.pkl")
+    assert "torch._utils._rebuild_parameter" in ser._wo.globals_named_in(data)
+
+
+def test_module_state_dict_roundtrip():
+    tl.manual_seed(0)
+    model = tl.nn.Linear(3, 2)
+    sd = roundtrip(model.state_dict())
+    fresh = tl.nn.Linear(3, 2)
+    fresh.load_state_dict(sd)
+    assert tl.equal(fresh.weight, model.weight) and tl.equal(fresh.bias, model.bias)
+    assert list(sd) == ["weight", "bias"] and hasattr(sd, "_metadata")
+
+
+def _saved_bytes(obj):
+    buf = io.BytesIO()
+    tl.save(obj, buf)
+    return buf.getvalue()
+
+
 def test_optimizer_style_state_dict():
     sd = {"state": {0: {"step": tl.tensor(3.0), "exp_avg": tl.full((5,), 0.25)}, 1: {"momentum_buffer": None}},
           "param_groups": [{"lr": 1e-3, "betas": (0.9, 0.999), "params": [0, 1], "foreach": None,
@@ -673,7 +702,7 @@ def test_fixture_values():
     assert tuple(sd["empty"].shape) == (0, 3)
     assert sd._metadata == {"": {"version": 1}, "layer": {"version": 2}}
     param = obj["parameter"]
-    assert param.requires_grad and np.allclose(param.detach().numpy(), np.linspace(-1, 1, 5))
+    assert type(param) is tl.nn.Parameter and param.requires_grad and np.allclose(param.detach().numpy(), np.linspace(-1, 1, 5))
     opt = obj["optimizer"]
     assert opt["param_groups"][0]["betas"] == (0.9, 0.999) and opt["state"][0]["step"].item() == 3.0
     assert obj["misc"] == [tl.Size([2, 3]), tl.device("cpu"), tl.float16, (1, "two", 3.0), {4, 5}, b"raw", None]
@@ -690,8 +719,10 @@ def test_pytorch_loads_our_files(tmp_path):
     base = tl.arange(24.0).reshape(4, 6)
     sd = collections.OrderedDict(w=base, row=base[1], t=base.t(), s=tl.tensor(1.5), e=tl.zeros(0, 2))
     sd._metadata = {"": {"version": 1}}
+    tagged = tl.ones(1)
+    tagged.note = "n"
     tl.save({"dtypes": per_dtype, "sd": sd, "misc": [tl.Size([2]), tl.device("cpu"), tl.bfloat16],
-             "grad": tl.ones(2, requires_grad=True)}, path)
+             "grad": tl.ones(2, requires_grad=True), "param": tl.nn.Parameter(tl.ones(3)), "tagged": tagged}, path)
     got = torch.load(path)  # weights_only=True in PyTorch too
     for name in DTYPES:
         theirs = got["dtypes"][name]
@@ -701,6 +732,7 @@ def test_pytorch_loads_our_files(tmp_path):
     assert got["sd"]["t"].stride() == (1, 6) and got["sd"]._metadata == {"": {"version": 1}}
     assert got["misc"] == [torch.Size([2]), torch.device("cpu"), torch.bfloat16]
     assert got["grad"].requires_grad and tuple(got["sd"]["e"].shape) == (0, 2)
+    assert type(got["param"]) is torch.nn.Parameter and got["tagged"].note == "n"
     assert torch.load(path, mmap=True)["sd"]["w"].sum().item() == 276.0
 
 

@@ -148,10 +148,8 @@ def _known_globals():
             table[f"{prefix}.{dname}"] = dtype
         for sname in ser._STORAGE_DTYPES:
             table[f"{prefix}.{sname}"] = ser.StorageType(sname)
-    param = getattr(torchlike.nn, "Parameter", None)
-    if param is not None:
-        table["torch.nn.parameter.Parameter"] = param
-        table["torchlike.nn.parameter.Parameter"] = param
+    table["torch.nn.parameter.Parameter"] = torchlike.nn.Parameter
+    table["torchlike.nn.parameter.Parameter"] = torchlike.nn.Parameter
     _table = table
     return table
 

@@ -430,16 +430,8 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return result
 
 
-def _parameter_class():
-    return getattr(torchlike.nn, "Parameter", None)
-
-
 def _rebuild_parameter(data, requires_grad, backward_hooks):
-    param_cls = _parameter_class()
-    if param_cls is None:
-        # Until torchlike.nn.Parameter exists a parameter loads as the tensor it wraps.
-        return data.detach().requires_grad_(bool(requires_grad))
-    return param_cls(data, requires_grad)
+    return torchlike.nn.Parameter(data, requires_grad)
 
 
 def _restore_state(obj, state):
@@ -493,6 +485,8 @@ class _GlobalName:
 _REBUILD_TENSOR = _GlobalName("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _GlobalName("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_STATE = _GlobalName("torch._utils", "_rebuild_parameter_with_state")
+_REBUILD_FROM_TYPE = _GlobalName("torch._tensor", "_rebuild_from_type_v2")
+_TORCH_TENSOR = _GlobalName("torch", "Tensor")
 _TORCH_DEVICE = _GlobalName("torch", "device")
 _TORCH_SIZE = _GlobalName("torch", "Size")
 
@@ -577,16 +571,22 @@ def _pickler_class(base):
             return NotImplemented
 
         def _reduce_tensor(self, tensor):
-            param_cls = _parameter_class()
-            if param_cls is not None and isinstance(tensor, param_cls):
+            if isinstance(tensor, torchlike.nn.Parameter):
                 data = tensor.detach()
                 state = {k: v for k, v in getattr(tensor, "__dict__", {}).items()}
                 if state:
                     return (_REBUILD_PARAMETER_STATE, (data, tensor.requires_grad, OrderedDict(), state))
                 return (_REBUILD_PARAMETER, (data, tensor.requires_grad, OrderedDict()))
             entry = self._storages.entry_for(tensor)
-            return (_REBUILD_TENSOR, (entry, tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
-                                      tensor.requires_grad, OrderedDict()))
+            args = (entry, tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
+                    tensor.requires_grad, OrderedDict())
+            state = getattr(tensor, "__dict__", None)
+            if type(tensor) is torchlike.Tensor and not state:
+                return (_REBUILD_TENSOR, args)
+            # A subclass, or attributes set on the tensor: PyTorch's files
+            # rebuild the plain tensor, then retype it and restore its __dict__.
+            new_type = _TORCH_TENSOR if type(tensor) is torchlike.Tensor else type(tensor)
+            return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, new_type, args, dict(state or {})))
 
         def save_global(self, obj, name=None):
             if isinstance(obj, _GlobalName):
