@@ -760,3 +760,48 @@ def test_pytorch_loads_our_legacy_files(tmp_path):
     tl.save({"x": tl.arange(5), "y": tl.ones(2, 2)}, path, _use_new_zipfile_serialization=False)
     got = torch.load(path)
     assert got["x"].tolist() == [0, 1, 2, 3, 4] and got["y"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_whole_module_roundtrip_with_weights_only_false():
+    tl.manual_seed(0)
+    model = tl.nn.Sequential(tl.nn.Linear(3, 4), tl.nn.Linear(4, 2))
+    buf = io.BytesIO()
+    tl.save(model, buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL torchlike.nn.modules"):
+        tl.load(buf)
+    buf.seek(0)
+    back = tl.load(buf, weights_only=False)
+    x = tl.ones(1, 3)
+    assert type(back) is tl.nn.Sequential and tl.equal(back(x), model(x))
+    assert type(back[0].weight) is tl.nn.Parameter
+
+
+@requires_torch
+def test_whole_pytorch_module_loads_as_torchlike_module():
+    import torch
+    torch.manual_seed(0)
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 2))
+    buf = io.BytesIO()
+    torch.save(theirs, buf)
+    buf.seek(0)
+    ours = tl.load(buf, weights_only=False)
+    assert type(ours) is tl.nn.Sequential and type(ours[0]) is tl.nn.Linear
+    expected = theirs(torch.ones(1, 3)).detach().numpy()
+    assert np.allclose(ours(tl.ones(1, 3)).detach().numpy(), expected)
+
+
+def test_unknown_pytorch_global_is_not_taken_from_pytorch():
+    # A hand-made pickle naming a torch.* global torchlike lacks: refused, not
+    # imported from an installed PyTorch.
+    payload = b"\x80\x02ctorch.no_such_module\nThing\nq\x00)\x81q\x01."
+    buf = io.BytesIO()
+    tl.save(0, buf)
+    src = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name in src.namelist():
+            z.writestr(name, payload if name.endswith("data.pkl") else src.read(name))
+    out.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="torchlike has no torchlike.no_such_module.Thing"):
+        tl.load(out, weights_only=False)

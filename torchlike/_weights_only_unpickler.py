@@ -212,11 +212,15 @@ class WeightsUnpickler(pickle.Unpickler):
             return found
         if module == "torch" or module.startswith("torch."):
             # A PyTorch name outside the vocabulary: torchlike mirrors PyTorch's
-            # module layout, so try the same path there before giving up.
+            # module layout, so look it up at the same path there. Never fall
+            # back to an installed PyTorch: its objects cannot hold torchlike
+            # tensors.
+            own = "torchlike" + module[len("torch"):]
             try:
-                return super().find_class("torchlike" + module[len("torch"):], name)
+                return super().find_class(own, name)
             except (ImportError, AttributeError):
-                pass
+                raise pickle.UnpicklingError(f"the checkpoint names the PyTorch global {module}.{name}, and torchlike "
+                                             f"has no {own}.{name} to load it as") from None
         return super().find_class(module, name)
 
 

@@ -212,7 +212,7 @@ class _RngSnapshot:
             yield
             return
         current_cpu = torchlike.get_rng_state()
-        current_devices = get_device_states_for(self.devices)
+        current_devices = _device_states_of(self.devices)
         torchlike.set_rng_state(self.cpu)
         set_device_states(self.devices, self.device_states)
         try:
@@ -222,7 +222,7 @@ class _RngSnapshot:
             set_device_states(self.devices, current_devices)
 
 
-def get_device_states_for(indices):
+def _device_states_of(indices):
     if not indices:
         return []
     module = getattr(torchlike, DefaultDeviceType.get_device_type())
