@@ -733,6 +733,11 @@ def test_pytorch_loads_our_files(tmp_path):
     assert got["misc"] == [torch.Size([2]), torch.device("cpu"), torch.bfloat16]
     assert got["grad"].requires_grad and tuple(got["sd"]["e"].shape) == (0, 2)
     assert type(got["param"]) is torch.nn.Parameter and got["tagged"].note == "n"
+    opt = {"state": {0: {"step": tl.tensor(2.0), "exp_avg": tl.zeros(3)}},
+           "param_groups": [{"lr": 0.1, "betas": (0.9, 0.99), "params": [0]}]}
+    tl.save(opt, tmp_path / "opt.pt")
+    got = torch.load(tmp_path / "opt.pt")
+    assert got["param_groups"] == opt["param_groups"] and got["state"][0]["step"].item() == 2.0
     assert torch.load(path, mmap=True)["sd"]["w"].sum().item() == 276.0
 
 
@@ -805,3 +810,29 @@ def test_unknown_pytorch_global_is_not_taken_from_pytorch():
     out.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="torchlike has no torchlike.no_such_module.Thing"):
         tl.load(out, weights_only=False)
+
+
+AS_TORCH_SCRIPT = """
+import sys
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+model = nn.Linear(4, 3)
+x = torch.randn(2, 4, requires_grad=True)
+checkpoint(model, x, use_reentrant=False).sum().backward()
+torch.save({"model": model.state_dict(), "grad": model.weight.grad}, sys.argv[1])
+ckpt = torch.load(sys.argv[1])
+fresh = nn.Linear(4, 3)
+fresh.load_state_dict(ckpt["model"])
+print(torch.equal(fresh.weight, model.weight), torch.equal(ckpt["grad"], model.weight.grad))
+"""
+
+
+def test_pytorch_style_script_through_as_torch(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(AS_TORCH_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = subprocess.run([sys.executable, "-m", "torchlike.as_torch", str(script), str(tmp_path / "c.pt")],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]
