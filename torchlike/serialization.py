@@ -217,6 +217,9 @@ class StorageType:
         return hash(self._name)
 
 
+_STORAGE_TYPES = {name: StorageType(name) for name in _STORAGE_DTYPES}
+
+
 class CheckpointStorage:
     """The storage of tensors being loaded, as map_location callables and
     register_package deserializers receive it: one typed, 1-D tensor over the
@@ -543,9 +546,42 @@ class _StorageTable:
         return entry
 
 
+def _reduce_tensor(tensor, storages, symbols):
+    """(callable, args) that rebuild `tensor` the way PyTorch's files do; the
+    callables come from `symbols` (placeholders or torchlike's functions,
+    depending on the pickler)."""
+    if isinstance(tensor, torchlike.nn.Parameter):
+        data = tensor.detach()
+        state = dict(getattr(tensor, "__dict__", None) or {})
+        if state:
+            return (symbols["parameter_with_state"], (data, tensor.requires_grad, OrderedDict(), state))
+        return (symbols["parameter"], (data, tensor.requires_grad, OrderedDict()))
+    entry = storages.entry_for(tensor)
+    args = (entry, tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()), tensor.requires_grad,
+            OrderedDict())
+    state = getattr(tensor, "__dict__", None)
+    if type(tensor) is torchlike.Tensor and not state:
+        return (symbols["tensor"], args)
+    # A subclass, or attributes set on the tensor: PyTorch's files rebuild the
+    # plain tensor, then retype it and restore its __dict__.
+    new_type = symbols["Tensor"] if type(tensor) is torchlike.Tensor else type(tensor)
+    return (symbols["from_type"], (symbols["tensor"], new_type, args, dict(state or {})))
+
+
+def _storage_pid(entry, storage_type):
+    numel = entry.nbytes // entry.flat.element_size()
+    return ("storage", storage_type, entry.key, entry.location, numel)
+
+
+_PLACEHOLDERS = {"tensor": _REBUILD_TENSOR, "parameter": _REBUILD_PARAMETER,
+                 "parameter_with_state": _REBUILD_PARAMETER_STATE, "from_type": _REBUILD_FROM_TYPE,
+                 "Tensor": _TORCH_TENSOR}
+
+
 def _pickler_class(base):
-    """A Pickler (on top of a pure-Python pickler class) that writes tensors
-    the way PyTorch's files spell them."""
+    """A Pickler on top of a pure-Python pickler class, which writes PyTorch's
+    global names directly (it owns save_global). Works for every protocol and
+    any pickle_module whose Pickler is written in Python."""
 
     class CheckpointPickler(base):
         def __init__(self, file, protocol, storages):
@@ -554,39 +590,20 @@ def _pickler_class(base):
 
         def persistent_id(self, obj):
             if isinstance(obj, _SavedStorage):
-                numel = obj.nbytes // obj.flat.element_size()
-                return ("storage", StorageType(_storage_name(obj.dtype)), obj.key, obj.location, numel)
+                return _storage_pid(obj, StorageType(_storage_name(obj.dtype)))
             return None
 
         def reducer_override(self, obj):
-            if isinstance(obj, _GlobalName) or isinstance(obj, StorageType) or isinstance(obj, torchlike.dtype):
+            if isinstance(obj, (_GlobalName, StorageType, torchlike.dtype)):
                 return "global"  # spelled by save_global below
             if isinstance(obj, torchlike.Tensor):
-                return self._reduce_tensor(obj)
+                return _reduce_tensor(obj, self._storages, _PLACEHOLDERS)
             if isinstance(obj, torchlike.device):
                 args = (obj.type,) if obj.index is None else (obj.type, obj.index)
                 return (_TORCH_DEVICE, args)
             if isinstance(obj, torchlike.Size):
                 return (_TORCH_SIZE, (tuple(obj),))
             return NotImplemented
-
-        def _reduce_tensor(self, tensor):
-            if isinstance(tensor, torchlike.nn.Parameter):
-                data = tensor.detach()
-                state = {k: v for k, v in getattr(tensor, "__dict__", {}).items()}
-                if state:
-                    return (_REBUILD_PARAMETER_STATE, (data, tensor.requires_grad, OrderedDict(), state))
-                return (_REBUILD_PARAMETER, (data, tensor.requires_grad, OrderedDict()))
-            entry = self._storages.entry_for(tensor)
-            args = (entry, tensor.storage_offset(), tuple(tensor.shape), tuple(tensor.stride()),
-                    tensor.requires_grad, OrderedDict())
-            state = getattr(tensor, "__dict__", None)
-            if type(tensor) is torchlike.Tensor and not state:
-                return (_REBUILD_TENSOR, args)
-            # A subclass, or attributes set on the tensor: PyTorch's files
-            # rebuild the plain tensor, then retype it and restore its __dict__.
-            new_type = _TORCH_TENSOR if type(tensor) is torchlike.Tensor else type(tensor)
-            return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, new_type, args, dict(state or {})))
 
         def save_global(self, obj, name=None):
             if isinstance(obj, _GlobalName):
@@ -608,7 +625,104 @@ def _pickler_class(base):
     return CheckpointPickler
 
 
+# The fast path: the C pickler writes torchlike's own (importable) globals,
+# and their GLOBAL opcodes are then renamed to PyTorch's. A GLOBAL opcode is
+# plain text ("c<module>\n<name>\n") and pickles hold no byte offsets (below
+# protocol 4, which adds frames), so a rename is a byte replacement; it is
+# done only when each renamed opcode occurs exactly once (the pickler memoizes
+# globals), which rules out touching a user's string that happens to contain
+# the same bytes.
+_FAST_SYMBOLS = {"tensor": _rebuild_tensor_v2, "parameter": _rebuild_parameter,
+                 "parameter_with_state": _rebuild_parameter_with_state, "from_type": _rebuild_from_type_v2,
+                 "Tensor": torchlike.Tensor}
+_FAST_RENAMES = {
+    "tensor": (f"{__name__}\n_rebuild_tensor_v2", "torch._utils\n_rebuild_tensor_v2"),
+    "parameter": (f"{__name__}\n_rebuild_parameter", "torch._utils\n_rebuild_parameter"),
+    "parameter_with_state": (f"{__name__}\n_rebuild_parameter_with_state",
+                             "torch._utils\n_rebuild_parameter_with_state"),
+    "from_type": (f"{__name__}\n_rebuild_from_type_v2", "torch._tensor\n_rebuild_from_type_v2"),
+    "Tensor": (f"{torchlike.Tensor.__module__}\nTensor", "torch\nTensor"),
+    "device": (f"{torchlike.device.__module__}\ndevice", "torch\ndevice"),
+    "Size": (f"{torchlike.Size.__module__}\nSize", "torch\nSize"),
+}
+
+
+def _module_alias(prefix, name, value):
+    """Expose value as this module's attribute prefix+name, so that the C
+    pickler finds it here (and nowhere else) when it looks the name up."""
+    attr = f"{prefix}{name}"
+    if globals().get(attr) is not value:
+        globals()[attr] = value
+    return attr
+
+
+class _FastPickler(pickle.Pickler):
+    def __init__(self, file, protocol, storages):
+        super().__init__(file, protocol)
+        self._storages = storages
+        self.used = set()
+
+    def persistent_id(self, obj):
+        if type(obj) is _SavedStorage:
+            name = _storage_name(obj.dtype)
+            self.used.add(("storage", name))
+            return _storage_pid(obj, _STORAGE_TYPES[name])
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, torchlike.Tensor):
+            reduced = _reduce_tensor(obj, self._storages, _FAST_SYMBOLS)
+            func = reduced[0]
+            if func is _rebuild_from_type_v2:
+                self.used.update(("from_type", "tensor"))
+                if reduced[1][1] is torchlike.Tensor:
+                    self.used.add("Tensor")
+            else:
+                self.used.add(next(key for key, symbol in _FAST_SYMBOLS.items() if symbol is func))
+            return reduced
+        if isinstance(obj, StorageType):
+            return _module_alias("_storage_", obj._name, obj)
+        if isinstance(obj, torchlike.dtype):
+            name = str(obj).split(".")[-1]
+            self.used.add(("dtype", name))
+            return _module_alias("_dtype_", name, obj)
+        if isinstance(obj, torchlike.device):
+            self.used.add("device")
+            return (torchlike.device, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if isinstance(obj, torchlike.Size):
+            self.used.add("Size")
+            return (torchlike.Size, (tuple(obj),))
+        return NotImplemented
+
+
+def _fast_renames(used):
+    for key in used:
+        if isinstance(key, tuple):
+            kind, name = key
+            yield f"{__name__}\n_{kind}_{name}", f"torch\n{name}"
+        else:
+            yield _FAST_RENAMES[key]
+
+
+def _pickle_fast(obj, protocol):
+    storages = _StorageTable()
+    out = io.BytesIO()
+    pickler = _FastPickler(out, protocol, storages)
+    pickler.dump(obj)
+    data = out.getvalue()
+    for ours, theirs in _fast_renames(pickler.used):
+        ours = b"c" + ours.encode() + b"\n"
+        if data.count(ours) != 1:
+            return None  # ambiguous: let the pure-Python pickler do it
+        data = data.replace(ours, b"c" + theirs.encode() + b"\n")
+    return data, storages.in_order
+
+
 def _pickle_checkpoint(obj, pickle_module, protocol):
+    if pickle_module is pickle and protocol <= 3:
+        fast = _pickle_fast(obj, protocol)
+        if fast is not None:
+            return fast
     base = getattr(pickle_module, "_Pickler", None) or pickle_module.Pickler
     if not hasattr(base, "save_global"):
         raise TypeError(f"pickle_module {pickle_module.__name__} has no pure-Python Pickler to extend")
