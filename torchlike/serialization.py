@@ -22,16 +22,12 @@ import io
 import mmap as _mmap
 import os
 import pickle
-import secrets
 import struct
 import sys
-import tempfile
 import threading
 import warnings
 import zlib
 from collections import OrderedDict
-
-import numpy as np
 
 import torchlike
 from torchlike import _weights_only_unpickler as _wo
@@ -68,6 +64,7 @@ class SourceChangeWarning(Warning):
 @contextlib.contextmanager
 def mkdtemp():
     """A temporary directory, removed with everything in it when the block ends."""
+    import tempfile
     path = tempfile.mkdtemp()
     try:
         yield path
@@ -830,6 +827,7 @@ def _write_checkpoint(out, archive, pickled, storages, disable_byteorder):
         else:
             writer.add(f"{archive}/data/{entry.key}", _storage_bytes(entry))
     writer.add(f"{archive}/version", _FORMAT_VERSION)
+    import secrets
     writer.add(f"{archive}/.data/serialization_id", f"{secrets.randbelow(10 ** 40):040d}".encode())
     writer.finish()
 
@@ -850,6 +848,7 @@ def _atomic_write(path, write_fn):
     over the target: an interrupted save leaves any previous file intact."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
+    import tempfile
     fd, temp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
@@ -1018,7 +1017,7 @@ class _RecordReader:
             raise RuntimeError(f"{self.description}: record {info.filename} holds {info.file_size} bytes but its "
                                f"storage needs {nbytes}: the file is corrupted")
         if offset is None:
-            buffer_out[:] = np.frombuffer(self.zip.read(info.filename)[:nbytes], dtype=np.uint8)
+            buffer_out[:] = _bytes_array(self.zip.read(info.filename)[:nbytes])
             return
         self.fobj.seek(offset)
         view = memoryview(buffer_out)
@@ -1033,13 +1032,24 @@ class _RecordReader:
         # data.pkl (read_small) is checked.
 
 
-_NUMPY_SAME_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+def _np():
+    # NumPy is imported on first load, not with torchlike (import time).
+    import numpy
+    return numpy
+
+
+def _byte_buffer(nbytes):
+    return _np().empty(nbytes, dtype="uint8")
+
+
+def _bytes_array(data):
+    return _np().frombuffer(data, dtype="uint8")
 
 
 def _flat_from_bytes(byte_array, dtype, swap):
     itemsize = torchlike.empty(0, dtype=dtype).element_size()
     if swap and itemsize > 1:
-        byte_array.view(_NUMPY_SAME_WIDTH[itemsize]).byteswap(inplace=True)
+        byte_array.view(f"u{itemsize}").byteswap(inplace=True)
     raw = torchlike.from_numpy(byte_array)
     return raw.view(dtype) if dtype != torchlike.uint8 else raw
 
@@ -1089,7 +1099,7 @@ class _ZipLoader:
         nbytes = int(numel) * torchlike.empty(0, dtype=dtype).element_size()
         name = f"data/{key}"
         if self.skip:
-            byte_array = np.empty(nbytes, dtype=np.uint8)
+            byte_array = _byte_buffer(nbytes)
         elif self.mapped is not None:
             offset, info = self.reader.data_offset(name)
             if offset is None:
@@ -1100,7 +1110,7 @@ class _ZipLoader:
                                    f"bytes but its storage needs {nbytes}: the file is corrupted")
             byte_array = self.mapped[offset:offset + nbytes]
         else:
-            byte_array = np.empty(nbytes, dtype=np.uint8)
+            byte_array = _byte_buffer(nbytes)
             self.reader.read_into(name, nbytes, byte_array)
         storage = CheckpointStorage(_flat_from_bytes(byte_array, dtype, self.swap))
         restored = self.loaded[key] = _make_storage(self.restore, storage, location)
@@ -1137,7 +1147,7 @@ def _map_file(path):
             return None
         mapping = _mmap.mmap(handle.fileno(), 0, flags=flags, prot=_mmap.PROT_READ | _mmap.PROT_WRITE)
     # numpy keeps the mapping alive for as long as any tensor views it.
-    return np.frombuffer(mapping, dtype=np.uint8)
+    return _bytes_array(mapping)
 
 
 def _load_zip(fobj, description, restore, weights_only, mapped_path, unpickler_kwargs):
@@ -1200,7 +1210,7 @@ def _load_legacy(fobj, description, restore, weights_only, unpickler_kwargs):
         slot = pending.get(str(key))
         dtype = slot.dtype if slot is not None else torchlike.uint8
         nbytes = numel * torchlike.empty(0, dtype=dtype).element_size()
-        data = np.empty(nbytes, dtype=np.uint8)
+        data = _byte_buffer(nbytes)
         if fobj.readinto(memoryview(data)) != nbytes:
             raise RuntimeError(f"{description}: legacy checkpoint is truncated")
         if slot is not None:
