@@ -327,12 +327,12 @@ def _graph_leaves(roots, region_inputs):
 class _Region:
     """Everything one non-reentrant checkpoint needs to recompute its region."""
 
-    def __init__(self, function, args, kwargs, rng, recompute_context_fn, determinism_check, debug):
+    def __init__(self, function, args, kwargs, rng, recompute_context, determinism_check, debug):
         self.function = function
         self.args = args
         self.kwargs = kwargs
         self.rng = rng
-        self.recompute_context_fn = recompute_context_fn
+        self.recompute_context = recompute_context
         self.determinism_check = determinism_check
         self.debug = debug
         self.output_metadata = []
@@ -410,10 +410,11 @@ class _NonReentrantCheckpoint(Function):
         group = GraphExecGroup._get_current_group()
         cached = group._recomputed.get(id(region)) if group is not None and not higher_order else None
         if cached is None:
-            context = region.recompute_context_fn()
             with region.rng.replayed():
-                detached, outputs, _ = region.run(context, detach=not higher_order)
-            _, op_names = _graph_leaves([t for t in outputs if t.requires_grad], detached)
+                detached, outputs, _ = region.run(region.recompute_context, detach=not higher_order)
+            op_names = []
+            if region.debug:
+                _, op_names = _graph_leaves([t for t in outputs if t.requires_grad], detached)
             region.check_recomputation(outputs, op_names)
             cached = (detached, outputs)
             if group is not None and not higher_order:
@@ -438,18 +439,13 @@ class _NonReentrantCheckpoint(Function):
 
 
 def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state, context_fn, determinism_check, debug):
-    forward_context, recompute_context = None, None
-    first = context_fn()
-    if not (isinstance(first, tuple) and len(first) == 2):
+    contexts = context_fn()
+    if not (isinstance(contexts, tuple) and len(contexts) == 2):
         raise TypeError("context_fn must return a tuple of two context managers (forward, recomputation)")
-    forward_context, _ = first
-
-    def recompute_context_fn():
-        return context_fn()[1]
-
+    forward_context, recompute_context = contexts
     flat_inputs = _collect_tensors((args, kwargs), [])
     rng = _RngSnapshot(flat_inputs, preserve_rng_state)
-    region = _Region(function, args, kwargs, rng, recompute_context_fn, determinism_check, debug)
+    region = _Region(function, args, kwargs, rng, recompute_context, determinism_check, debug)
     grad_on = torchlike.is_grad_enabled()
     if not grad_on:
         with forward_context:
