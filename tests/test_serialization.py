@@ -660,10 +660,12 @@ def test_small_helpers(tmp_path):
             ser.validate_cuda_device("cuda:0")
 
 
-def test_legacy_format_roundtrip():
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_legacy_format_roundtrip(protocol):
     base = tl.arange(6.0)
     buf = io.BytesIO()
-    tl.save({"a": base, "v": base[2:4], "i": tl.ones(2, dtype=tl.int64)}, buf, _use_new_zipfile_serialization=False)
+    tl.save({"a": base, "v": base[2:4], "i": tl.ones(2, dtype=tl.int64)}, buf, _use_new_zipfile_serialization=False,
+            pickle_protocol=protocol)
     assert not buf.getvalue().startswith(b"PK")
     buf.seek(0)
     back = tl.load(buf)

@@ -917,27 +917,29 @@ def _write_legacy(obj, out, pickle_module, protocol):
 
 def _legacy_persistent_ids(pickled):
     """The legacy format's persistent ids carry a sixth field (view metadata,
-    None here): re-pickle data.pkl's ids with it. Done by a second pass so
-    the zip path's pickler stays single-purpose."""
+    None here). Each id is a 5-tuple closed by a TUPLE opcode just before its
+    BINPERSID (ids are fresh tuples, never memo hits): a NONE inserted before
+    that TUPLE makes it a 6-tuple. Protocol 4 frames, whose lengths the
+    insertion would break, are dropped (they are optional)."""
     import pickletools
-    out = io.BytesIO()
-    # Each persistent id is a 5-tuple built by MARK ... TUPLE before BINPERSID:
-    # insert a NONE before that TUPLE to make it a 6-tuple.
     ops = list(pickletools.genops(pickled))
-    inserts = set()
-    for i, (op, arg, pos) in enumerate(ops):
-        if op.name == "BINPERSID":
+    edits = []  # (position, bytes to drop, bytes to insert)
+    for i, (op, _arg, pos) in enumerate(ops):
+        if op.name == "FRAME":
+            edits.append((pos, 9, b""))
+        elif op.name == "BINPERSID":
             j = i - 1
             while j >= 0 and ops[j][0].name in ("BINPUT", "LONG_BINPUT", "PUT", "MEMOIZE"):
                 j -= 1
             if ops[j][0].name != "TUPLE":
-                raise pickle.PicklingError("unexpected persistent id layout")
-            inserts.add(ops[j][2])
+                raise pickle.PicklingError("unexpected persistent id layout in the legacy writer")
+            edits.append((ops[j][2], 0, pickle.NONE))
+    out = io.BytesIO()
     last = 0
-    for pos in sorted(inserts):
+    for pos, drop, insert in sorted(edits):
         out.write(pickled[last:pos])
-        out.write(pickle.NONE)
-        last = pos
+        out.write(insert)
+        last = pos + drop
     out.write(pickled[last:])
     return out.getvalue()
 
