@@ -478,6 +478,17 @@ def test_weights_only_rejects_out_of_bounds_views():
     out.seek(0)
     with pytest.raises(RuntimeError, match="past the end of its storage"):
         tl.load(out)
+    # A storage claiming more elements than its record holds is refused before
+    # anything is allocated for it.
+    pos = data.index(b"K\x04t")  # numel 4 closing the persistent id
+    huge = data[:pos] + b"\x8a\x06\x00\x00\x00\x00\x00\x01t" + data[pos + 3:]  # LONG1: 2**40
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as w:
+        for name in z.namelist():
+            w.writestr(name, huge if name.endswith("data.pkl") else z.read(name))
+    out.seek(0)
+    with pytest.raises(RuntimeError, match="holds 16 bytes but its storage needs 4398046511104"):
+        tl.load(out)
 
 
 # ---- failures ----------------------------------------------------------------
@@ -672,6 +683,9 @@ def test_legacy_format_roundtrip(protocol):
     assert back["a"].tolist() == list(range(6)) and back["v"].tolist() == [2.0, 3.0]
     assert back["v"]._storage_ptr() == back["a"]._storage_ptr()
     assert back["i"].dtype == tl.int64
+    truncated = io.BytesIO(buf.getvalue()[:-10])
+    with pytest.raises(RuntimeError, match="legacy checkpoint is truncated"):
+        tl.load(truncated)
 
 
 # ---- PyTorch's files ------------------------------------------------------------

@@ -1098,19 +1098,25 @@ class _ZipLoader:
         if not isinstance(storage_type, StorageType):
             raise pickle.UnpicklingError(f"unsupported storage type {storage_type!r} in checkpoint")
         dtype = storage_type.dtype
-        nbytes = int(numel) * torchlike.empty(0, dtype=dtype).element_size()
+        if not isinstance(numel, int) or numel < 0:
+            raise pickle.UnpicklingError(f"invalid storage size {numel!r} in checkpoint")
+        nbytes = numel * torchlike.empty(0, dtype=dtype).element_size()
         name = f"data/{key}"
+        # Check the size against the record before allocating: a corrupt or
+        # crafted data.pkl must not make load allocate what the file lacks.
+        offset, info = self.reader.data_offset(name)
+        if info.file_size < nbytes:
+            raise RuntimeError(f"{self.reader.description}: record {info.filename} holds {info.file_size} bytes but "
+                               f"its storage needs {nbytes}: the file is corrupted")
         if self.skip:
             byte_array = _byte_buffer(nbytes)
         elif self.mapped is not None:
-            offset, info = self.reader.data_offset(name)
             if offset is None:
                 raise RuntimeError(f"{self.reader.description}: record {info.filename} is compressed, so it cannot "
                                    "be memory-mapped")
-            if info.file_size < nbytes:
-                raise RuntimeError(f"{self.reader.description}: record {info.filename} holds {info.file_size} "
-                                   f"bytes but its storage needs {nbytes}: the file is corrupted")
             byte_array = self.mapped[offset:offset + nbytes]
+            if self.swap:
+                byte_array = byte_array.copy()  # never byte-swap the file itself (MAP_SHARED)
         else:
             byte_array = _byte_buffer(nbytes)
             self.reader.read_into(name, nbytes, byte_array)
@@ -1212,6 +1218,12 @@ def _load_legacy(fobj, description, restore, weights_only, unpickler_kwargs):
         slot = pending.get(str(key))
         dtype = slot.dtype if slot is not None else torchlike.uint8
         nbytes = numel * torchlike.empty(0, dtype=dtype).element_size()
+        here = fobj.tell()
+        available = fobj.seek(0, os.SEEK_END) - here
+        fobj.seek(here)
+        if numel < 0 or nbytes > available:
+            raise RuntimeError(f"{description}: legacy checkpoint is truncated or corrupted: a storage of "
+                               f"{nbytes} bytes where {available} remain")
         data = _byte_buffer(nbytes)
         if fobj.readinto(memoryview(data)) != nbytes:
             raise RuntimeError(f"{description}: legacy checkpoint is truncated")
