@@ -397,6 +397,17 @@ def test_os_system_payload_never_runs(tmp_path):
     assert ser.get_unsafe_globals_in_checkpoint(buf) == [f"{os.system.__module__}.system"]
 
 
+def test_type_objects_need_allow_listing_like_in_pytorch():
+    buf = io.BytesIO()
+    tl.save({"kind": float}, buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL float was not an allowed global"):
+        tl.load(buf)
+    with ser.safe_globals([float]):
+        buf.seek(0)
+        assert tl.load(buf) == {"kind": float}
+
+
 def test_builtins_eval_payload_is_refused():
     buf = io.BytesIO()
     tl.save(EvilEval(), buf)

@@ -31,8 +31,10 @@ _DANGEROUS_MODULES = frozenset({
     "_thread", "asyncio", "tempfile", "pathlib", "io", "_io", "operator", "functools", "inspect", "pdb",
 })
 
-_ALLOWED_BUILTINS = ("set", "bytearray", "complex", "int", "float", "bool", "str", "bytes", "list", "dict",
-                     "tuple")
+# What protocol-2 pickles of plain values name (a set, a bytearray, a complex).
+# Type objects such as int or dict are values too, but pickled as globals:
+# like PyTorch, they need allow-listing.
+_ALLOWED_BUILTINS = ("set", "bytearray", "complex")
 
 _lock = threading.RLock()
 # Insertion-ordered {qualified name: object} of what the user allow-listed.
@@ -146,8 +148,8 @@ def _known_globals():
         table[f"{prefix}._tensor.Tensor"] = torchlike.Tensor
         for dname, dtype in _dtype_names().items():
             table[f"{prefix}.{dname}"] = dtype
-        for sname in ser._STORAGE_DTYPES:
-            table[f"{prefix}.{sname}"] = ser.StorageType(sname)
+        for sname, storage_type in ser._STORAGE_TYPES.items():
+            table[f"{prefix}.{sname}"] = storage_type
     table["torch.nn.parameter.Parameter"] = torchlike.nn.Parameter
     table["torchlike.nn.parameter.Parameter"] = torchlike.nn.Parameter
     _table = table
