@@ -169,6 +169,20 @@ def test_reentrant_rules_and_warnings():
     assert n == 5 and out.requires_grad
 
 
+def test_reentrant_refuses_autograd_grad_and_backward_inputs():
+    x = tl.randn(3, requires_grad=True)
+    message = "When use_reentrant=True, torchlike.utils.checkpoint is incompatible with .grad()"
+    with pytest.raises(RuntimeError, match=message):
+        tl.autograd.grad(C.checkpoint(tl.exp, x, use_reentrant=True).sum(), x)
+    with pytest.raises(RuntimeError, match=message):
+        C.checkpoint(tl.exp, x, use_reentrant=True).sum().backward(inputs=[x])
+    # Nested in a non-reentrant region (whose backward uses autograd.grad
+    # internally) it still runs under a plain backward.
+    y = C.checkpoint(lambda a: C.checkpoint(tl.exp, a, use_reentrant=True) * 2, x, use_reentrant=False)
+    y.sum().backward()
+    assert np.allclose(x.grad.numpy(), 2 * np.exp(x.detach().numpy()))
+
+
 def test_determinism_check_and_debug():
     calls = []
 

@@ -233,6 +233,31 @@ def _device_states_of(indices):
 # reentrant
 
 
+def _plain_backward_in_progress():
+    """Whether the backward pass now running was started by autograd.backward
+    (or Tensor.backward) without `inputs`. The reentrant variant accumulates
+    into every leaf's .grad, which autograd.grad and backward(inputs=...)
+    promise not to touch, so it must refuse to run under them. The engine
+    runs Python nodes on the thread that started it, so the starting call is
+    on this thread's stack; the non-reentrant variant's own autograd.grad
+    call is looked through. No such frame found: allow."""
+    import sys
+    grad_code = torchlike.autograd.grad.__code__
+    backward_code = torchlike.autograd.backward.__code__
+    own_code = _NonReentrantCheckpoint.backward.__code__
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code is grad_code or code is backward_code:
+            caller = frame.f_back
+            if caller is not None and caller.f_code is own_code:
+                frame = caller.f_back
+                continue
+            return code is backward_code and not frame.f_locals.get("inputs")
+        frame = frame.f_back
+    return True
+
+
 class CheckpointFunction(Function):
     """The reentrant checkpoint: CheckpointFunction.apply(run_function,
     preserve_rng_state, *args)."""
@@ -252,6 +277,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not _plain_backward_in_progress():
+            raise RuntimeError(
+                "When use_reentrant=True, torchlike.utils.checkpoint is incompatible with .grad() or passing an "
+                "`inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, "
+                "or call .backward() without passing the `inputs` argument.")
         args = list(ctx.other_args)
         for slot, tensor in zip(ctx.tensor_slots, ctx.saved_tensors):
             args[slot] = tensor
