@@ -729,7 +729,8 @@ def test_fixture_values():
     assert tuple(sd["empty"].shape) == (0, 3)
     assert sd._metadata == {"": {"version": 1}, "layer": {"version": 2}}
     param = obj["parameter"]
-    assert type(param) is tl.nn.Parameter and param.requires_grad and np.allclose(param.detach().numpy(), np.linspace(-1, 1, 5))
+    assert type(param) is tl.nn.Parameter and param.requires_grad
+    assert np.allclose(param.detach().numpy(), np.linspace(-1, 1, 5))
     opt = obj["optimizer"]
     assert opt["param_groups"][0]["betas"] == (0.9, 0.999) and opt["state"][0]["step"].item() == 3.0
     assert obj["misc"] == [tl.Size([2, 3]), tl.device("cpu"), tl.float16, (1, "two", 3.0), {4, 5}, b"raw", None]
