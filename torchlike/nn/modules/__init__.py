@@ -4,3 +4,12 @@ from torchlike.nn.modules.module import Module  # noqa: F401
 from torchlike.nn.modules.container import (  # noqa: F401
     Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
 from torchlike.nn.modules.linear import Identity, Linear  # noqa: F401
+from torchlike.nn.modules.conv import *  # noqa: F401,F403
+from torchlike.nn.modules.pooling import *  # noqa: F401,F403
+from torchlike.nn.modules.padding import *  # noqa: F401,F403
+from torchlike.nn.modules.batchnorm import *  # noqa: F401,F403
+from torchlike.nn.modules.normalization import *  # noqa: F401,F403
+from torchlike.nn.modules.dropout import *  # noqa: F401,F403
+from torchlike.nn.modules.sparse import *  # noqa: F401,F403
+from torchlike.nn.modules.lazy import *  # noqa: F401,F403
+from torchlike.nn.modules.linear_extra import *  # noqa: F401,F403

@@ -1,0 +1,275 @@
+"""Batch and instance normalisation: BatchNorm1d/2d/3d, SyncBatchNorm and
+InstanceNorm1d/2d/3d.
+
+_RunningStatsNorm owns what they share: the optional affine weight/bias, the
+running_mean/running_var/num_batches_tracked buffers and their reset. The
+subclasses add their input checks and forward. Running statistics are updated
+inside torchlike.batch_norm / instance_norm; this layer only picks the
+momentum (a cumulative average when momentum is None)."""
+import warnings
+
+import torchlike
+from torchlike.nn import functional as F
+from torchlike.nn import init
+from torchlike.nn.modules.module import Module
+from torchlike.nn.parameter import Parameter
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm",
+           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+
+
+class _RunningStatsNorm(Module):
+    # version 2 added num_batches_tracked (see _load_from_state_dict).
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(torchlike.empty(num_features, **factory_kwargs))
+            if bias:
+                self.bias = Parameter(torchlike.empty(num_features, **factory_kwargs))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", torchlike.zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", torchlike.ones(num_features, **factory_kwargs))
+            # The batch counter is always int64, whatever dtype the statistics use.
+            self.register_buffer("num_batches_tracked", torchlike.tensor(0, dtype=torchlike.long, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        version = local_metadata.get("version", None)
+        counter_key = prefix + "num_batches_tracked"
+        # Checkpoints older than version 2 have no batch counter: keep ours (or
+        # start at 0) instead of reporting it missing.
+        if (version is None or version < 2) and self.track_running_stats and counter_key not in state_dict:
+            current = self.num_batches_tracked
+            if current is not None and current.device.type != "meta":
+                state_dict[counter_key] = current
+            else:
+                state_dict[counter_key] = torchlike.tensor(0, dtype=torchlike.long)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class _BatchNormBase(_RunningStatsNorm):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias)
+
+    def _update_factor(self):
+        """The weight of this batch in the running averages, after counting the
+        batch: `momentum`, or 1/batches-seen for a cumulative average."""
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                return 1.0 / float(self.num_batches_tracked)
+        return 0.0 if self.momentum is None else self.momentum
+
+    def _normalize(self, input):
+        factor = self._update_factor()
+        # Batch statistics are used in training, and in eval when no running
+        # statistics exist; running statistics are updated only while training.
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        updating = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if updating else None,
+                            self.running_var if updating else None, self.weight, self.bias,
+                            use_batch_stats, factor, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        return self._normalize(input)
+
+
+class BatchNorm1d(_BatchNormBase):
+    """Normalises each channel of an (N, C) or (N, C, L) input over the batch
+    (and length), then applies the per-channel affine weight and bias."""
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNormBase):
+    """Normalises each channel of an (N, C, H, W) input over N, H and W."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNormBase):
+    """Normalises each channel of an (N, C, D, H, W) input over N, D, H and W."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+def _process_group_size(process_group):
+    """World size of the group SyncBatchNorm would reduce over, or 1 when no
+    distributed backend is running (torchlike has no torchlike.distributed yet,
+    so that is always the case here)."""
+    dist = getattr(torchlike, "distributed", None)
+    if dist is None or not getattr(dist, "is_available", lambda: False)() or not dist.is_initialized():
+        return 1
+    return dist.get_world_size(process_group) if process_group is not None else dist.get_world_size()
+
+
+class SyncBatchNorm(_BatchNormBase):
+    """Batch normalisation whose statistics are reduced across the processes of
+    a group. With a single process (no distributed backend initialised) it is
+    exactly BatchNorm over any input of at least 2 dims, as in PyTorch."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        if self.training and _process_group_size(self.process_group) > 1:
+            raise RuntimeError("SyncBatchNorm: cross-process statistics need a distributed backend, "
+                               "which torchlike does not provide")
+        return self._normalize(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Returns `module` with every BatchNorm*D in it (itself included)
+        replaced by a SyncBatchNorm holding the same parameters, statistics and
+        training flag; other modules are kept and their children converted."""
+        converted = module
+        if isinstance(module, _BatchNormBase) and not isinstance(module, SyncBatchNorm):
+            converted = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                      module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                with torchlike.no_grad():
+                    converted.weight = module.weight
+                    if module.bias is not None:
+                        converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return converted
+
+
+class _InstanceNormBase(_RunningStatsNorm):
+    """Normalises each (sample, channel) slice over its spatial dims. Running
+    statistics, when tracked, are averages of the per-instance statistics."""
+    spatial = 0
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias)
+
+    def _check_input_dim(self, input):
+        n = self.spatial
+        if input.dim() not in (n + 1, n + 2):
+            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {input.dim()}D input)")
+
+    def _get_no_batch_dim(self):
+        return self.spatial + 1
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               0.0 if self.momentum is None else self.momentum, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        channel_dim = input.dim() - self.spatial - 1
+        channels = input.size(channel_dim)
+        if channels != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={channel_dim} to match num_features "
+                                 f"({self.num_features}), but got: {channels}.")
+            warnings.warn(f"input's size at dim={channel_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False")
+        if input.dim() == self._get_no_batch_dim():
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # Checkpoints from before instance norm stopped tracking statistics by
+        # default (no version recorded) may carry running_mean/running_var.
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            stale = [prefix + name for name in ("running_mean", "running_var") if prefix + name in state_dict]
+            if stale:
+                cls = type(self).__name__
+                quoted = " and ".join(f'"{k}"' for k in stale)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {quoted} for {cls} with track_running_stats=False. If "
+                    f"state_dict is a checkpoint saved before 0.4.0, this may be expected because {cls} does "
+                    "not track running stats by default since 0.4.0. Please remove these keys from state_dict. "
+                    f"If the running stats are actually needed, instead set track_running_stats=True in {cls} "
+                    f"to enable them. See the documentation of {cls} for details.")
+                for k in stale:
+                    state_dict.pop(k)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class InstanceNorm1d(_InstanceNormBase):
+    """Instance normalisation of an (N, C, L) or (C, L) input."""
+    spatial = 1
+
+
+class InstanceNorm2d(_InstanceNormBase):
+    """Instance normalisation of an (N, C, H, W) or (C, H, W) input."""
+    spatial = 2
+
+
+class InstanceNorm3d(_InstanceNormBase):
+    """Instance normalisation of an (N, C, D, H, W) or (C, D, H, W) input."""
+    spatial = 3
