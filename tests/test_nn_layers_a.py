@@ -237,6 +237,98 @@ def test_pooling_reprs():
     assert repr(nn.MaxUnpool1d(2, 3, 1)) == "MaxUnpool1d(kernel_size=(2,), stride=(3,), padding=(1,))"
 
 
+def np_fractional_starts(n_in, n_out, k, u):
+    if n_out == 1:
+        return [n_in - k]
+    alpha = (n_in - k) / (n_out - 1)
+    return [int((i + u) * alpha) - int(u * alpha) for i in range(n_out - 1)] + [n_in - k]
+
+
+def test_fractional_max_pool2d_matches_reference():
+    x = RNG.standard_normal((2, 3, 7, 9))
+    samples = RNG.random((2, 3, 2))
+    k, out = (2, 3), (4, 5)
+    values, idx = F.fractional_max_pool2d(tl(x), k, output_size=out, return_indices=True,
+                                          _random_samples=tl(samples))
+    for n in range(2):
+        for c in range(3):
+            # Column 1 of the samples drives the height, column 0 the width.
+            rows = np_fractional_starts(7, out[0], k[0], samples[n, c, 1])
+            cols = np_fractional_starts(9, out[1], k[1], samples[n, c, 0])
+            for i, r in enumerate(rows):
+                for j, q in enumerate(cols):
+                    win = x[n, c, r:r + k[0], q:q + k[1]]
+                    pos = np.unravel_index(np.argmax(win), win.shape)
+                    assert arr(values)[n, c, i, j] == win[pos]
+                    assert arr(idx)[n, c, i, j] == (r + pos[0]) * 9 + q + pos[1]
+
+
+def test_fractional_max_pool3d_and_modules():
+    x = RNG.standard_normal((1, 2, 6, 7, 8))
+    samples = RNG.random((1, 2, 3))
+    k, out = (2, 3, 2), (3, 4, 5)
+    values = arr(F.fractional_max_pool3d(tl(x), k, output_size=out, _random_samples=tl(samples)))
+    for c in range(2):
+        st = [np_fractional_starts(size, o, kk, samples[0, c, col])
+              for size, o, kk, col in zip((6, 7, 8), out, k, (0, 1, 2))]
+        for a, t0 in enumerate(st[0]):
+            for b, h0 in enumerate(st[1]):
+                for d, w0 in enumerate(st[2]):
+                    assert values[0, c, a, b, d] == x[0, c, t0:t0 + 2, h0:h0 + 3, w0:w0 + 2].max()
+    pool = nn.FractionalMaxPool2d(2, output_ratio=0.5)
+    assert repr(pool) == "FractionalMaxPool2d()" and pool.output_ratio == (0.5, 0.5)
+    assert tuple(pool(torchlike.randn(1, 2, 6, 8)).shape) == (1, 2, 3, 4)
+    pooled, idx = nn.FractionalMaxPool3d(2, output_size=2, return_indices=True)(torchlike.randn(2, 5, 5, 5))
+    assert tuple(pooled.shape) == (2, 2, 2, 2) and idx.dtype == torchlike.int64
+    fixed = nn.FractionalMaxPool2d(2, output_size=3, _random_samples=torchlike.rand(1, 2, 2))
+    assert list(fixed.state_dict()) == ["_random_samples"]
+    y = torchlike.randn(1, 2, 6, 6)
+    assert np.array_equal(arr(fixed(y)), arr(fixed(y)))
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: nn.FractionalMaxPool2d(2), ValueError,
+     "FractionalMaxPool2d requires specifying either an output size, or a pooling ratio"),
+    (lambda: nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5), ValueError,
+     "only one of output_size and output_ratio may be specified"),
+    (lambda: nn.FractionalMaxPool2d(2, output_ratio=1.0), ValueError, "output_ratio must be between 0 and 1"),
+    (lambda: F.fractional_max_pool2d(torchlike.randn(1, 2, 5, 5), 2), ValueError,
+     "fractional_max_pool2d requires specifying either an output_size or an output_ratio"),
+    (lambda: F.fractional_max_pool2d(torchlike.randn(1, 2, 5, 5), 4, output_size=3), RuntimeError,
+     "fractional_max_pool2d(): pool height 4 too large relative to input height 5"),
+    (lambda: F.fractional_max_pool3d(torchlike.randn(1, 2, 5, 5, 5), 2, output_size=(3, 3, 5)), RuntimeError,
+     "fractional_max_pool3d_out(): pool width 2 too large relative to input width 5"),
+    (lambda: F.fractional_max_pool2d(torchlike.randn(1, 2, 5, 5), 2, output_size=3,
+                                     _random_samples=torchlike.rand(1, 2, 3)), RuntimeError,
+     "Expect _random_samples.size(2) equals to 2; got 3."),
+    (lambda: F.fractional_max_pool2d(torchlike.randn(1, 2, 5, 5), 2, output_size=3,
+                                     _random_samples=torchlike.rand(1, 2, 2).double()), RuntimeError,
+     "Expect _random_samples to have the same dtype as input"),
+    (lambda: F.fractional_max_pool2d(torchlike.randn(1, 1, 1, 5, 5), 2, output_size=3), RuntimeError,
+     "fractional_max_pool2d(): Expected 3D or 4D tensor"),
+])
+def test_fractional_max_pool_errors(call, exc, msg):
+    with pytest.raises(exc, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        call()
+
+
+def test_fractional_max_pool_gradcheck():
+    samples = tl(RNG.random((2, 2, 2)))
+    x = tl(RNG.standard_normal((2, 2, 6, 5)), requires_grad=True)
+    assert gradcheck(lambda t: F.fractional_max_pool2d(t, 2, output_size=(4, 3), _random_samples=samples), (x,))
+
+
+def test_base_classes_for_isinstance_checks():
+    from torchlike.nn.modules import batchnorm, conv, dropout, pooling
+    assert isinstance(nn.BatchNorm2d(3), batchnorm._BatchNorm) and isinstance(nn.SyncBatchNorm(3), batchnorm._BatchNorm)
+    assert isinstance(nn.InstanceNorm1d(3), batchnorm._NormBase) and not isinstance(nn.InstanceNorm1d(3),
+                                                                                    batchnorm._BatchNorm)
+    assert isinstance(nn.ConvTranspose2d(2, 2, 1), conv._ConvNd) and isinstance(nn.Conv3d(1, 1, 1), conv._ConvNd)
+    assert isinstance(nn.Dropout2d(), dropout._DropoutNd)
+    assert isinstance(nn.AvgPool1d(2), pooling._AvgPoolNd) and isinstance(nn.AvgPool3d(2), pooling._AvgPoolNd)
+    assert isinstance(nn.MaxPool1d(2), pooling._MaxPoolNd)
+
+
 @pytest.mark.parametrize("cls, np_mode, kw", [
     (nn.ZeroPad2d, "constant", {}), (nn.ReflectionPad2d, "reflect", {}), (nn.ReplicationPad2d, "edge", {}),
     (nn.CircularPad2d, "wrap", {})])
@@ -935,7 +1027,8 @@ def test_lazy_parity_with_torch(name, args, kwargs, shape):
 
 
 SIGNATURE_CLASSES = sorted({e[0] for e in PARITY} | {e[0] for e in LAZY_PARITY} | {
-    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Dropout1d", "Dropout3d", "LocalResponseNorm"})
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Dropout1d", "Dropout3d", "LocalResponseNorm",
+    "FractionalMaxPool2d", "FractionalMaxPool3d"})
 
 
 @requires_torch
@@ -946,6 +1039,43 @@ def test_signatures_match_torch(name):
         return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
     assert shape_of(getattr(nn, name).__init__) == shape_of(getattr(torch.nn, name).__init__)
     assert shape_of(getattr(nn, name).forward) == shape_of(getattr(torch.nn, name).forward)
+
+
+@requires_torch
+@pytest.mark.parametrize("nd, shape, kernel, out", [(2, (2, 3, 7, 9), (2, 3), (4, 5)), (2, (3, 10, 10), 3, (5, 2)),
+                                                    (3, (1, 2, 9, 10, 11), (2, 3, 2), (4, 5, 6)),
+                                                    (3, (2, 5, 6, 7), 2, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fractional_max_pool_parity_with_torch(nd, shape, kernel, out, dtype):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(shape).astype(dtype)
+    planes = shape[-nd - 1]
+    batch = shape[0] if len(shape) == nd + 2 else 1
+    samples = rng.random((batch, planes, nd)).astype(dtype)
+    ours = getattr(nn, f"FractionalMaxPool{nd}d")(kernel, output_size=out, return_indices=True,
+                                                  _random_samples=tl(samples))
+    theirs = getattr(torch.nn, f"FractionalMaxPool{nd}d")(kernel, output_size=out, return_indices=True,
+                                                          _random_samples=torch.from_numpy(samples))
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    x_o, x_t = tl(x.copy(), True), torch.from_numpy(x.copy()).requires_grad_()
+    (v_o, i_o), (v_t, i_t) = ours(x_o), theirs(x_t)
+    np.testing.assert_array_equal(arr(v_o), v_t.detach().numpy())
+    np.testing.assert_array_equal(arr(i_o), i_t.numpy())
+    g = rng.standard_normal(tuple(v_t.shape)).astype(dtype)
+    (v_o * tl(g)).sum().backward()
+    (v_t * torch.from_numpy(g)).sum().backward()
+    np.testing.assert_allclose(arr(x_o.grad), x_t.grad.numpy(), rtol=1e-6)
+    # Truncation of the fractional steps in float32 lands on PyTorch's integers.
+    for trial in range(50):
+        size = int(rng.integers(5, 40))
+        o = int(rng.integers(2, size - 1))
+        y = rng.standard_normal((1, 1, size, size)).astype(np.float32)
+        s = rng.random((1, 1, 2)).astype(np.float32)
+        _, a = F.fractional_max_pool2d(tl(y), 2, output_size=o, return_indices=True, _random_samples=tl(s))
+        _, b = torch.nn.functional.fractional_max_pool2d(torch.from_numpy(y), 2, output_size=o, return_indices=True,
+                                                         _random_samples=torch.from_numpy(s))
+        np.testing.assert_array_equal(arr(a), b.numpy())
 
 
 @requires_torch

@@ -1,7 +1,7 @@
 """Batch and instance normalisation: BatchNorm1d/2d/3d, SyncBatchNorm and
 InstanceNorm1d/2d/3d.
 
-_RunningStatsNorm owns what they share: the optional affine weight/bias, the
+_NormBase owns what they share: the optional affine weight/bias, the
 running_mean/running_var/num_batches_tracked buffers and their reset. The
 subclasses add their input checks and forward. Running statistics are updated
 inside torchlike.batch_norm / instance_norm; this layer only picks the
@@ -18,7 +18,7 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
-class _RunningStatsNorm(Module):
+class _NormBase(Module):
     # version 2 added num_batches_tracked (see _load_from_state_dict).
     _version = 2
 
@@ -87,7 +87,7 @@ class _RunningStatsNorm(Module):
                                       error_msgs)
 
 
-class _BatchNormBase(_RunningStatsNorm):
+class _BatchNorm(_NormBase):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias)
@@ -116,7 +116,7 @@ class _BatchNormBase(_RunningStatsNorm):
         return self._normalize(input)
 
 
-class BatchNorm1d(_BatchNormBase):
+class BatchNorm1d(_BatchNorm):
     """Normalises each channel of an (N, C) or (N, C, L) input over the batch
     (and length), then applies the per-channel affine weight and bias."""
 
@@ -125,7 +125,7 @@ class BatchNorm1d(_BatchNormBase):
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
 
-class BatchNorm2d(_BatchNormBase):
+class BatchNorm2d(_BatchNorm):
     """Normalises each channel of an (N, C, H, W) input over N, H and W."""
 
     def _check_input_dim(self, input):
@@ -133,7 +133,7 @@ class BatchNorm2d(_BatchNormBase):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
-class BatchNorm3d(_BatchNormBase):
+class BatchNorm3d(_BatchNorm):
     """Normalises each channel of an (N, C, D, H, W) input over N, D, H and W."""
 
     def _check_input_dim(self, input):
@@ -151,7 +151,7 @@ def _process_group_size(process_group):
     return dist.get_world_size(process_group) if process_group is not None else dist.get_world_size()
 
 
-class SyncBatchNorm(_BatchNormBase):
+class SyncBatchNorm(_BatchNorm):
     """Batch normalisation whose statistics are reduced across the processes of
     a group. With a single process (no distributed backend initialised) it is
     exactly BatchNorm over any input of at least 2 dims, as in PyTorch."""
@@ -183,7 +183,7 @@ class SyncBatchNorm(_BatchNormBase):
         replaced by a SyncBatchNorm holding the same parameters, statistics and
         training flag; other modules are kept and their children converted."""
         converted = module
-        if isinstance(module, _BatchNormBase) and not isinstance(module, SyncBatchNorm):
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
             converted = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
                                       module.track_running_stats, process_group, bias=module.bias is not None)
             if module.affine:
@@ -203,7 +203,7 @@ class SyncBatchNorm(_BatchNormBase):
         return converted
 
 
-class _InstanceNormBase(_RunningStatsNorm):
+class _InstanceNorm(_NormBase):
     """Normalises each (sample, channel) slice over its spatial dims. Running
     statistics, when tracked, are averages of the per-instance statistics."""
     spatial = 0
@@ -260,16 +260,16 @@ class _InstanceNormBase(_RunningStatsNorm):
                                       error_msgs)
 
 
-class InstanceNorm1d(_InstanceNormBase):
+class InstanceNorm1d(_InstanceNorm):
     """Instance normalisation of an (N, C, L) or (C, L) input."""
     spatial = 1
 
 
-class InstanceNorm2d(_InstanceNormBase):
+class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of an (N, C, H, W) or (C, H, W) input."""
     spatial = 2
 
 
-class InstanceNorm3d(_InstanceNormBase):
+class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of an (N, C, D, H, W) or (C, D, H, W) input."""
     spatial = 3

@@ -1,6 +1,6 @@
 """Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d.
 
-One base class (_ConvBase) holds what both directions share: argument checks,
+One base class (_ConvNd) holds what both directions share: argument checks,
 the weight/bias parameters and their initialisation, and the repr. The
 direction-specific classes only differ in weight layout and forward."""
 import math
@@ -37,7 +37,7 @@ def _same_pad_pairs(kernel_size, dilation):
     return flat
 
 
-class _ConvBase(Module):
+class _ConvNd(Module):
     """Shared state of every convolution. `spatial` is the number of spatial dims,
     `transposed` picks the weight layout (in, out/groups, *k) instead of
     (out, in/groups, *k)."""
@@ -131,7 +131,7 @@ class _ConvBase(Module):
             self.padding_mode = "zeros"
 
 
-class _Conv(_ConvBase):
+class _Conv(_ConvNd):
     _functional = None
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
@@ -168,7 +168,7 @@ class Conv3d(_Conv):
     _functional = staticmethod(F.conv3d)
 
 
-class _ConvTranspose(_ConvBase):
+class _ConvTransposeNd(_ConvNd):
     transposed = True
     _functional = None
 
@@ -216,19 +216,19 @@ class _ConvTranspose(_ConvBase):
                                       self.dilation)
 
 
-class ConvTranspose1d(_ConvTranspose):
+class ConvTranspose1d(_ConvTransposeNd):
     """1-d transposed convolution (the gradient of conv1d with respect to its input)."""
     spatial = 1
     _functional = staticmethod(F.conv_transpose1d)
 
 
-class ConvTranspose2d(_ConvTranspose):
+class ConvTranspose2d(_ConvTransposeNd):
     """2-d transposed convolution (the gradient of conv2d with respect to its input)."""
     spatial = 2
     _functional = staticmethod(F.conv_transpose2d)
 
 
-class ConvTranspose3d(_ConvTranspose):
+class ConvTranspose3d(_ConvTransposeNd):
     """3-d transposed convolution (the gradient of conv3d with respect to its input)."""
     spatial = 3
     _functional = staticmethod(F.conv_transpose3d)

@@ -97,7 +97,7 @@ def _channel_count(input, unbatched_ndim):
 
 # ---------------------------------------------------------------- convolutions
 
-class _LazyConvMixin(LazyModuleMixin):
+class _LazyConvXdMixin(LazyModuleMixin):
     """in_channels comes from the input's channel dim; the weight is then laid
     out as its concrete class lays it out."""
 
@@ -129,7 +129,7 @@ class _LazyConvMixin(LazyModuleMixin):
 
 
 def _lazy_conv(concrete, doc):
-    class LazyConv(_LazyConvMixin, concrete):
+    class LazyConv(_LazyConvXdMixin, concrete):
         __doc__ = doc
         cls_to_become = concrete
 
@@ -144,7 +144,7 @@ def _lazy_conv(concrete, doc):
 
 
 def _lazy_conv_transpose(concrete, doc):
-    class LazyConvTranspose(_LazyConvMixin, concrete):
+    class LazyConvTranspose(_LazyConvXdMixin, concrete):
         __doc__ = doc
         cls_to_become = concrete
 
@@ -175,7 +175,7 @@ LazyConvTranspose3d = _named(_lazy_conv_transpose(
 
 # ---------------------------------------------------------------- batch / instance norm
 
-class _LazyNormMixin(LazyModuleMixin):
+class _LazyNormBase(LazyModuleMixin):
     """num_features comes from the input's channel dim."""
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
@@ -212,7 +212,7 @@ class _LazyNormMixin(LazyModuleMixin):
 
 
 def _lazy_norm(concrete, spatial, batched_only, doc):
-    class LazyNorm(_LazyNormMixin, concrete):
+    class LazyNorm(_LazyNormBase, concrete):
         __doc__ = doc
         cls_to_become = concrete
 

@@ -34,7 +34,7 @@ class _PadBase(Module):
 
 # ---------------------------------------------------------------- constant
 
-class _ConstantPad(_PadBase):
+class _ConstantPadNd(_PadBase):
     def __init__(self, padding, value):
         super().__init__(padding)
         self.value = value
@@ -46,17 +46,17 @@ class _ConstantPad(_PadBase):
         return f"padding={self.padding}, value={self.value}"
 
 
-class ConstantPad1d(_ConstantPad):
+class ConstantPad1d(_ConstantPadNd):
     """Pads the last dim with `value`."""
     dims = 1
 
 
-class ConstantPad2d(_ConstantPad):
+class ConstantPad2d(_ConstantPadNd):
     """Pads the last two dims with `value`."""
     dims = 2
 
 
-class ConstantPad3d(_ConstantPad):
+class ConstantPad3d(_ConstantPadNd):
     """Pads the last three dims with `value`."""
     dims = 3
 
@@ -125,7 +125,7 @@ class ReplicationPad3d(_PadBase):
 
 # ---------------------------------------------------------------- circular
 
-class _CircularPad(_PadBase):
+class _CircularPadNd(_PadBase):
     mode = "circular"
 
     def forward(self, input):
@@ -136,16 +136,16 @@ class _CircularPad(_PadBase):
         return F.pad(input, self.padding, "circular")
 
 
-class CircularPad1d(_CircularPad):
+class CircularPad1d(_CircularPadNd):
     """Pads the last dim by wrapping around: the right end continues from the left."""
     dims = 1
 
 
-class CircularPad2d(_CircularPad):
+class CircularPad2d(_CircularPadNd):
     """Pads the last two dims by wrapping around (a torus)."""
     dims = 2
 
 
-class CircularPad3d(_CircularPad):
+class CircularPad3d(_CircularPadNd):
     """Pads the last three dims by wrapping around."""
     dims = 3
