@@ -1088,3 +1088,51 @@ def test_from_pretrained_signatures_match_torch():
     ours = inspect.signature(nn.SyncBatchNorm.convert_sync_batchnorm)
     theirs = inspect.signature(torch.nn.SyncBatchNorm.convert_sync_batchnorm)
     assert list(ours.parameters) == list(theirs.parameters)
+
+
+# Bad constructor arguments and bad inputs: same exception type and message as PyTorch.
+BAD_CONSTRUCTORS = [
+    ("Conv2d", (4, 6, 3), dict(groups=3)), ("Conv2d", (4, 6, 3), dict(groups=4)), ("Conv1d", (4, 6, 3), dict(groups=0)),
+    ("Conv2d", (4, 6, 3), dict(padding="foo")), ("Conv3d", (4, 6, 3), dict(stride=2, padding="same")),
+    ("Conv2d", (4, 6, 3), dict(padding_mode="x")), ("ConvTranspose1d", (4, 6, 3), dict(padding_mode="circular")),
+    ("GroupNorm", (3, 4), {}), ("Dropout", (1.5,), {}), ("Dropout2d", (-0.1,), {}), ("FeatureAlphaDropout", (2,), {}),
+    ("AlphaDropout", (-1,), {}), ("Embedding", (10, 3), dict(padding_idx=10)),
+    ("Embedding", (10, 3), dict(padding_idx=-11)), ("EmbeddingBag", (10, 3), dict(padding_idx=12)),
+    ("FractionalMaxPool2d", (2,), {}), ("FractionalMaxPool3d", (2,), dict(output_size=2, output_ratio=0.5)),
+    ("FractionalMaxPool2d", (2,), dict(output_ratio=1.5)),
+]
+BAD_INPUTS = [
+    ("Conv2d", (4, 6, 3), {}, (2, 3, 5, 5)), ("Conv2d", (4, 6, 3), {}, (4, 5)), ("Conv1d", (4, 6, 3), {}, (2, 4, 2)),
+    ("BatchNorm2d", (3,), {}, (2, 3, 4)), ("BatchNorm3d", (3,), {}, (2, 3, 4, 4)),
+    ("InstanceNorm1d", (3,), dict(affine=True), (2, 4, 5)), ("InstanceNorm1d", (3,), {}, (2, 4, 5, 6)),
+    ("InstanceNorm3d", (3,), {}, (3, 4)), ("SyncBatchNorm", (3,), {}, (3,)), ("GroupNorm", (2, 4), {}, (2, 3, 5)),
+    ("CrossMapLRN2d", (3,), {}, (2, 3, 4)), ("CircularPad2d", (1,), {}, (5,)), ("CircularPad3d", (1,), {}, (2, 3)),
+    ("Dropout1d", (), {}, (3, 4, 5, 6)), ("ZeroPad2d", (1,), {}, (5,)), ("MaxPool2d", (3,), {}, (1, 1, 2, 2)),
+    ("AvgPool2d", (3,), {}, (1, 1, 2, 2)), ("LPPool2d", (2, 3), {}, (1, 1, 2, 2)), ("RMSNorm", (4,), {}, (2, 3)),
+    ("FractionalMaxPool2d", (4,), dict(output_size=3), (1, 2, 5, 5)), ("ConvTranspose2d", (4, 6, 3), {}, (1, 3, 5, 5)),
+]
+
+
+def _outcome(call):
+    try:
+        call()
+    except Exception as e:  # the exception itself is what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+@requires_torch
+@pytest.mark.parametrize("name, args, kwargs", BAD_CONSTRUCTORS, ids=[e[0] for e in BAD_CONSTRUCTORS])
+def test_constructor_errors_match_torch(name, args, kwargs):
+    ours = _outcome(lambda: getattr(nn, name)(*args, **kwargs))
+    theirs = _outcome(lambda: getattr(torch.nn, name)(*args, **kwargs))
+    assert ours is not None and ours == theirs
+
+
+@requires_torch
+@pytest.mark.parametrize("name, args, kwargs, shape", BAD_INPUTS, ids=[e[0] for e in BAD_INPUTS])
+def test_input_errors_match_torch(name, args, kwargs, shape):
+    x = np.random.default_rng(0).standard_normal(shape)
+    ours = _outcome(lambda: getattr(nn, name)(*args, **kwargs).double()(torchlike.from_numpy(x)))
+    theirs = _outcome(lambda: getattr(torch.nn, name)(*args, **kwargs).double()(torch.from_numpy(x)))
+    assert ours is not None and ours == theirs
