@@ -1093,8 +1093,9 @@ def test_from_pretrained_signatures_match_torch():
 # Bad constructor arguments and bad inputs: same exception type and message as PyTorch.
 BAD_CONSTRUCTORS = [
     ("Conv2d", (4, 6, 3), dict(groups=3)), ("Conv2d", (4, 6, 3), dict(groups=4)), ("Conv1d", (4, 6, 3), dict(groups=0)),
-    ("Conv2d", (4, 6, 3), dict(padding="foo")), ("Conv3d", (4, 6, 3), dict(stride=2, padding="same")),
-    ("Conv2d", (4, 6, 3), dict(padding_mode="x")), ("ConvTranspose1d", (4, 6, 3), dict(padding_mode="circular")),
+    # (The padding-string and padding_mode messages print a set, whose order is per process; they are
+    # checked by prefix in test_conv_errors.)
+    ("Conv3d", (4, 6, 3), dict(stride=2, padding="same")), ("ConvTranspose1d", (4, 6, 3), dict(padding_mode="circular")),
     ("GroupNorm", (3, 4), {}), ("Dropout", (1.5,), {}), ("Dropout2d", (-0.1,), {}), ("FeatureAlphaDropout", (2,), {}),
     ("AlphaDropout", (-1,), {}), ("Embedding", (10, 3), dict(padding_idx=10)),
     ("Embedding", (10, 3), dict(padding_idx=-11)), ("EmbeddingBag", (10, 3), dict(padding_idx=12)),

@@ -10,9 +10,8 @@ import warnings
 
 import torchlike
 from torchlike.nn import functional as F
-from torchlike.nn import init
 from torchlike.nn.modules.module import Module
-from torchlike.nn.parameter import Parameter
+from torchlike.nn.modules.normalization import _ones_and_zeros, _register_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
@@ -31,24 +30,13 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(torchlike.empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torchlike.empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", torchlike.zeros(num_features, **factory_kwargs))
-            self.register_buffer("running_var", torchlike.ones(num_features, **factory_kwargs))
-            # The batch counter is always int64, whatever dtype the statistics use.
-            self.register_buffer("num_batches_tracked", torchlike.tensor(0, dtype=torchlike.long, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _register_affine(self, (num_features,), affine, bias, factory_kwargs)
+        tracked = track_running_stats
+        self.register_buffer("running_mean", torchlike.zeros(num_features, **factory_kwargs) if tracked else None)
+        self.register_buffer("running_var", torchlike.ones(num_features, **factory_kwargs) if tracked else None)
+        # The batch counter is always int64, whatever dtype the statistics use.
+        self.register_buffer("num_batches_tracked",
+                             torchlike.tensor(0, dtype=torchlike.long, device=device) if tracked else None)
         self.reset_parameters()
 
     def reset_running_stats(self):
@@ -59,10 +47,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _ones_and_zeros(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

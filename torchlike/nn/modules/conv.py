@@ -56,7 +56,8 @@ class _ConvNd(Module):
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got padding_mode='{padding_mode}'")
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, "
+                             f"but got padding_mode='{padding_mode}'")
         stride = _expand(stride, n)
         if isinstance(padding, str) and not self.transposed:
             if padding not in _PADDING_STRINGS:
@@ -179,12 +180,14 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, output_padding, device, dtype)
 
-    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+    def _padding_for_size(self, input, output_size):
         """The output_padding that makes the output exactly output_size (which may
         also carry the batch/channel sizes in front), checked against the range of
         sizes this stride can reach."""
         if output_size is None:
             return self.output_padding
+        num_spatial_dims = self.spatial
+        stride, padding, kernel_size, dilation = self.stride, self.padding, self.kernel_size, self.dilation
         wanted = [int(s) for s in output_size]
         leading = input.dim() - num_spatial_dims
         if len(wanted) == num_spatial_dims + leading:
@@ -192,8 +195,6 @@ class _ConvTransposeNd(_ConvNd):
         if len(wanted) != num_spatial_dims:
             raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
                              f"{num_spatial_dims} or {num_spatial_dims + leading} elements (got {len(output_size)})")
-        if dilation is None:
-            dilation = (1,) * num_spatial_dims
         smallest, largest = [], []
         for i in range(num_spatial_dims):
             length = input.size(leading + i)
@@ -209,9 +210,7 @@ class _ConvTransposeNd(_ConvNd):
     def forward(self, input, output_size=None):
         if self.padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
-        n = self.spatial
-        out_pad = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, n,
-                                       self.dilation)
+        out_pad = self._padding_for_size(input, output_size)
         return type(self)._functional(input, self.weight, self.bias, self.stride, self.padding, out_pad, self.groups,
                                       self.dilation)
 

@@ -11,6 +11,22 @@ from torchlike.nn.parameter import Parameter
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
+def _register_affine(module, shape, with_weight, with_bias, factory_kwargs):
+    """Registers `weight` and `bias` of the given shape on module, each either a
+    Parameter (left for reset_parameters to fill) or None."""
+    for name, wanted in (("weight", with_weight), ("bias", with_weight and with_bias)):
+        value = Parameter(torchlike.empty(shape, **factory_kwargs)) if wanted else None
+        module.register_parameter(name, value)
+
+
+def _ones_and_zeros(module):
+    """The identity affine transform: weight 1, bias 0 (either may be None)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if getattr(module, "bias", None) is not None:
+        init.zeros_(module.bias)
+
+
 def _shape_tuple(normalized_shape):
     if isinstance(normalized_shape, numbers.Integral):
         return (int(normalized_shape),)
@@ -27,22 +43,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torchlike.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torchlike.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _ones_and_zeros(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -65,22 +70,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(torchlike.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torchlike.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, (num_channels,), affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _ones_and_zeros(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -100,15 +94,13 @@ class RMSNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torchlike.empty(self.normalized_shape, **factory_kwargs))
-        else:
-            self.register_parameter("weight", None)
+        # RMSNorm has a scale only.
+        self.register_parameter("weight", Parameter(torchlike.empty(self.normalized_shape, **factory_kwargs))
+                                if elementwise_affine else None)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
+        _ones_and_zeros(self)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
