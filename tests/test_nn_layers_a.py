@@ -1066,6 +1066,13 @@ def test_fractional_max_pool_parity_with_torch(nd, shape, kernel, out, dtype):
     (v_o * tl(g)).sum().backward()
     (v_t * torch.from_numpy(g)).sum().backward()
     np.testing.assert_allclose(arr(x_o.grad), x_t.grad.numpy(), rtol=1e-6)
+    # NaNs win their window, and ties keep the first element, as in PyTorch.
+    z = rng.standard_normal(shape).astype(dtype)
+    z.reshape(-1)[[3, 4, 17]] = np.nan
+    z.reshape(-1)[[30, 31]] = 5.0
+    _, i_o = ours(tl(z))
+    _, i_t = theirs(torch.from_numpy(z))
+    np.testing.assert_array_equal(arr(i_o), i_t.numpy())
     # Truncation of the fractional steps in float32 lands on PyTorch's integers.
     for trial in range(50):
         size = int(rng.integers(5, 40))

@@ -6,13 +6,16 @@ alpha = (in - k) / (out - 1): window i starts at
 floor((i + u) * alpha) - floor(u * alpha) (the last one at in - k), with one
 random offset u in [0, 1) per (sample, channel, spatial dim).
 
-This is written over torchlike's own ops: the window starts become a flat
-index of every window element, one gather collects them and a max over the
-window picks the result, so autograd (gather's backward) routes the gradient
-to the chosen elements. Per-plane offsets are read from _random_samples
+This is written over torchlike's own ops: the window corners become flat
+indices into each (sample, channel) plane; the maximum's position is found
+by scanning the kernel offsets (one gather, compare and select per offset,
+no autograd), and one differentiable gather then takes the values, so its
+backward routes the gradient to the chosen elements. Per-plane offsets are read from _random_samples
 (shape (N, C, dims)); for 2-d pooling column 0 drives the width and column 1
 the height, for 3-d columns 0, 1, 2 drive time, height and width, which is
 PyTorch's layout, so a given _random_samples reproduces PyTorch's windows."""
+import itertools
+
 import torchlike as _tl
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
@@ -45,6 +48,49 @@ def _window_starts(samples, in_size, out_size, k, dtype):
     starts = ((steps + u) * alpha).to(_tl.int64) - (u * alpha).to(_tl.int64)
     last = _tl.full((n, c, 1), in_size - k, dtype=_tl.int64, device=samples.device)
     return _tl.cat([starts, last], dim=-1)
+
+
+def _window_corners(samples, spatial, out, kernel, dtype):
+    """Flat index (within one plane) of each window's first element, shape
+    (N, C, *out)."""
+    nd = len(spatial)
+    step_dtype = dtype if dtype in (_tl.float32, _tl.float64) else _tl.float32
+    n, c = samples.shape[0], samples.shape[1]
+    corner = None
+    stride = 1
+    for axis in reversed(range(nd)):
+        starts = _window_starts(samples[:, :, _SAMPLE_COLUMN[nd][axis]], spatial[axis], out[axis], kernel[axis],
+                                step_dtype)
+        shape = [n, c] + [1] * nd
+        shape[2 + axis] = out[axis]
+        term = starts.reshape(shape) * stride
+        corner = term if corner is None else corner + term
+        stride *= spatial[axis]
+    return corner.expand([n, c] + list(out)).contiguous()
+
+
+def _best_in_window(planes, corner, spatial, kernel):
+    """Flat index of each window's maximum: the windows are scanned one kernel
+    offset at a time in row-major order, a strictly larger value (or a NaN)
+    replacing the running best, so ties keep the first element as PyTorch does."""
+    n, c = planes.shape[0], planes.shape[1]
+    best_value = best_index = None
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        shift = 0
+        for axis, o in enumerate(offset):
+            inner = 1
+            for size in spatial[axis + 1:]:
+                inner *= size
+            shift += o * inner
+        index = corner + shift
+        value = _tl.gather(planes, 2, index.reshape(n, c, -1)).reshape(index.shape)
+        if best_value is None:
+            best_value, best_index = value, index
+            continue
+        take = (value > best_value) | _tl.isnan(value)
+        best_value = _tl.where(take, value, best_value)
+        best_index = _tl.where(take, index, best_index)
+    return best_index
 
 
 def _fractional_max_pool(name, nd, input, kernel_size, output_size, output_ratio, _random_samples):
@@ -88,29 +134,13 @@ def _fractional_max_pool(name, nd, input, kernel_size, output_size, output_ratio
         values = x.new_empty((n, c) + out)
         indices = _tl.empty((n, c) + out, dtype=_tl.int64, device=x.device)
     else:
-        # Index of every window element within the flattened spatial plane:
-        # shape (N, C, out_0, ..., out_{nd-1}, k_0, ..., k_{nd-1}).
-        step_dtype = x.dtype if x.dtype in (_tl.float32, _tl.float64) else _tl.float32
-        flat = None
-        stride = 1
-        for axis in reversed(range(nd)):
-            starts = _window_starts(_random_samples[:, :, _SAMPLE_COLUMN[nd][axis]], spatial[axis], out[axis],
-                                    kernel[axis], step_dtype)
-            positions = starts.unsqueeze(-1) + _tl.arange(kernel[axis], device=x.device)  # (N, C, out_a, k_a)
-            # Spread this axis's (out_a, k_a) over the full (out..., k...) layout.
-            shape = [n, c] + [1] * (2 * nd)
-            shape[2 + axis] = out[axis]
-            shape[2 + nd + axis] = kernel[axis]
-            term = positions.reshape(shape) * stride
-            flat = term if flat is None else flat + term
-            stride *= spatial[axis]
-        window = 1
-        for k in kernel:
-            window *= k
-        flat = flat.expand([n, c] + list(out) + list(kernel)).reshape(n, c, -1)
-        gathered = _tl.gather(x.reshape(n, c, -1), 2, flat).reshape((n, c) + out + (window,))
-        values, which = gathered.max(dim=-1)
-        indices = _tl.gather(flat.reshape((n, c) + out + (window,)), -1, which.unsqueeze(-1)).squeeze(-1)
+        planes = x.reshape(n, c, -1)
+        with _tl.no_grad():
+            corner = _window_corners(_random_samples, spatial, out, kernel, x.dtype)
+            indices = _best_in_window(planes, corner, spatial, kernel)
+        # One differentiable gather: its backward adds each output's gradient at
+        # the element it took.
+        values = _tl.gather(planes, 2, indices.reshape(n, c, -1)).reshape((n, c) + out)
     if not batched:
         values, indices = values.squeeze(0), indices.squeeze(0)
     return values, indices
