@@ -319,10 +319,11 @@ def test_fractional_max_pool_gradcheck():
 
 
 def test_base_classes_for_isinstance_checks():
-    from torchlike.nn.modules import batchnorm, conv, dropout, pooling
+    from torchlike.nn.modules import batchnorm, conv, dropout, instancenorm, pooling
     assert isinstance(nn.BatchNorm2d(3), batchnorm._BatchNorm) and isinstance(nn.SyncBatchNorm(3), batchnorm._BatchNorm)
-    assert isinstance(nn.InstanceNorm1d(3), batchnorm._NormBase) and not isinstance(nn.InstanceNorm1d(3),
-                                                                                    batchnorm._BatchNorm)
+    inorm = nn.InstanceNorm1d(3)
+    assert isinstance(inorm, instancenorm._InstanceNorm) and isinstance(inorm, batchnorm._NormBase)
+    assert not isinstance(inorm, batchnorm._BatchNorm)
     assert isinstance(nn.ConvTranspose2d(2, 2, 1), conv._ConvNd) and isinstance(nn.Conv3d(1, 1, 1), conv._ConvNd)
     assert isinstance(nn.Dropout2d(), dropout._DropoutNd)
     assert isinstance(nn.AvgPool1d(2), pooling._AvgPoolNd) and isinstance(nn.AvgPool3d(2), pooling._AvgPoolNd)

@@ -7,6 +7,10 @@ bookkeeping); the larger ones a realistic layer call.
     python tools/bench/bench_nn_layers_a.py [--quick]
 
 ratio = PyTorch time / torchlike time (>= 1.0 means torchlike is as fast or faster).
+
+On a shared, oversubscribed machine run it with OMP_WAIT_POLICY=PASSIVE: otherwise
+PyTorch's OpenMP workers spin between calls and fight the other library (and other
+processes) for the cores, and the small cases swing by 100x.
 """
 import argparse
 import os

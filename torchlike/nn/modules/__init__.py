@@ -8,6 +8,7 @@ from torchlike.nn.modules.conv import *  # noqa: F401,F403
 from torchlike.nn.modules.pooling import *  # noqa: F401,F403
 from torchlike.nn.modules.padding import *  # noqa: F401,F403
 from torchlike.nn.modules.batchnorm import *  # noqa: F401,F403
+from torchlike.nn.modules.instancenorm import *  # noqa: F401,F403
 from torchlike.nn.modules.normalization import *  # noqa: F401,F403
 from torchlike.nn.modules.dropout import *  # noqa: F401,F403
 from torchlike.nn.modules.sparse import *  # noqa: F401,F403

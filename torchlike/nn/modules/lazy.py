@@ -9,8 +9,8 @@ values, removes itself, and switches the object's class to `cls_to_become`
 from the stored shapes as well."""
 import itertools
 
-from torchlike.nn.modules.batchnorm import (
-    BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
+from torchlike.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from torchlike.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from torchlike.nn.modules.conv import (
     Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
 from torchlike.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
