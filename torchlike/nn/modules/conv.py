@@ -87,16 +87,18 @@ class _ConvNd(Module):
                 pairs += [p, p]
             self._reversed_padding_repeated_twice = tuple(pairs)
         factory_kwargs = {"device": device, "dtype": dtype}
-        if self.transposed:
-            shape = (in_channels, out_channels // groups) + self.kernel_size
-        else:
-            shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(torchlike.empty(shape, **factory_kwargs))
+        self.weight = Parameter(torchlike.empty(self._weight_shape(in_channels), **factory_kwargs))
         if bias:
             self.bias = Parameter(torchlike.empty(out_channels, **factory_kwargs))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _weight_shape(self, in_channels):
+        """(out, in/groups, *k), or (in, out/groups, *k) for a transposed convolution."""
+        if self.transposed:
+            return (in_channels, self.out_channels // self.groups) + tuple(self.kernel_size)
+        return (self.out_channels, in_channels // self.groups) + tuple(self.kernel_size)
 
     def reset_parameters(self):
         # kaiming_uniform_ with a = sqrt(5) gives U(-1/sqrt(fan_in), 1/sqrt(fan_in));

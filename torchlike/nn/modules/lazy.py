@@ -98,8 +98,8 @@ def _channel_count(input, unbatched_ndim):
 # ---------------------------------------------------------------- convolutions
 
 class _LazyConvXdMixin(LazyModuleMixin):
-    """in_channels comes from the input's channel dim; the weight is then laid
-    out as its concrete class lays it out."""
+    """in_channels comes from the input's channel dim; the weight then takes
+    the concrete class's layout (_ConvNd._weight_shape)."""
 
     def _make_placeholders(self, device, dtype):
         self.weight = UninitializedParameter(device=device, dtype=dtype)
@@ -117,12 +117,8 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
         self.in_channels = in_channels
-        if self.transposed:
-            shape = (in_channels, self.out_channels // self.groups) + tuple(self.kernel_size)
-        else:
-            shape = (self.out_channels, in_channels // self.groups) + tuple(self.kernel_size)
         with torchlike.no_grad():
-            self.weight.materialize(shape)
+            self.weight.materialize(self._weight_shape(in_channels))
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
