@@ -835,6 +835,9 @@ PARITY = [
      [(2, 4, 8, 7)], {}),
     ("Conv2d", (3, 4, 3), dict(padding="same", padding_mode="replicate"), [(3, 6, 5)], {}),
     ("Conv2d", (3, 4, 2), dict(padding="valid"), [(1, 3, 5, 5)], {}),
+    ("Conv2d", (2, 3, (2, 4)), dict(padding="same", dilation=(2, 1)), [(1, 2, 6, 7)], {}),
+    ("Conv3d", (2, 2, 3), dict(padding=1, padding_mode="circular", groups=2), [(1, 2, 3, 4, 5)], {}),
+    ("ConvTranspose1d", (3, 2, 3), dict(stride=3, padding=1), [(3, 4)], dict(output_size=[10])),
     ("Conv3d", (2, 4, 3), dict(padding=(1, 0, 1), stride=(1, 2, 1)), [(1, 2, 4, 5, 4)], {}),
     ("ConvTranspose1d", (4, 6, 3), dict(stride=2, dilation=2, groups=2, output_padding=1), [(2, 4, 5)], {}),
     ("ConvTranspose2d", (4, 6, 3), dict(stride=2, padding=1), [(1, 4, 5, 5)], dict(output_size=[10, 9])),
@@ -872,6 +875,7 @@ PARITY = [
     ("BatchNorm2d", (3,), dict(affine=False, eps=1e-3), [(2, 3, 4, 4)], {}),
     ("BatchNorm3d", (2,), dict(track_running_stats=False), [(2, 2, 3, 2, 2)], {}),
     ("SyncBatchNorm", (3,), {}, [(4, 3, 2)], {}),
+    ("SyncBatchNorm", (2,), dict(momentum=None), [(3, 2, 2, 2)], {}),
     ("InstanceNorm1d", (3,), {}, [(2, 3, 6)], {}),
     ("InstanceNorm2d", (3,), dict(affine=True, track_running_stats=True), [(2, 3, 4, 4)], {}),
     ("InstanceNorm3d", (2,), dict(affine=True), [(2, 2, 3, 3, 2)], {}),
@@ -922,6 +926,7 @@ def _first(out):
 
 
 @requires_torch
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")  # PyTorch's own notice
 @pytest.mark.parametrize("entry", PARITY, ids=[f"{e[0]}-{i}" for i, e in enumerate(PARITY)])
 def test_parity_with_torch(entry):
     name, args, kwargs, specs, fwd_kwargs = entry
