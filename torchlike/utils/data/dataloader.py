@@ -14,7 +14,6 @@ import math
 import multiprocessing
 import multiprocessing.connection
 import os
-import threading
 import time
 import warnings
 import weakref
@@ -315,37 +314,52 @@ class _SingleProcessIter(_LoaderIter):
 
 
 _iterator_ids = itertools.count()
-_live_pools = weakref.WeakSet()
-_live_lock = threading.Lock()
 
 
-def _shutdown_all_at_exit():
-    with _live_lock:
-        pools = list(_live_pools)
-    for it in pools:
-        it._shutdown_workers()
+def _stop_pool(workers, task_queues, result_conns, shm_prefix):
+    """Ends a loader's workers: asks them to exit, then terminates stragglers.
 
-
-_exit_hook_installed = False
+    A weakref.finalize callback, not __del__: it holds the queues and pipes
+    itself, so they are still usable when the iterator dies in a reference
+    cycle (where the garbage collector may finalize them first), and it runs
+    at interpreter exit for iterators still alive then."""
+    try:
+        for q in task_queues:
+            try:
+                q.put(None)
+            except Exception:
+                pass
+        # a worker blocked writing a result nobody will read gets EPIPE and exits
+        for c in result_conns:
+            c.close()
+        deadline = time.monotonic() + _EXIT_GRACE_S
+        for w in workers:
+            if w.pid is not None:
+                w.join(max(0.0, deadline - time.monotonic()))
+        for w in workers:
+            if w.pid is not None and w.is_alive():
+                w.terminate()
+                w.join(1.0)
+                if w.is_alive():
+                    w.kill()
+                    w.join()
+        for q in task_queues:
+            q.close()
+    finally:
+        _shm.remove_prefixed(shm_prefix)
 
 
 class _MultiProcessIter(_LoaderIter):
     def __init__(self, loader):
-        global _exit_hook_installed
         super().__init__(loader)
         self._in_order = loader.in_order
         self._in_flight_max = loader.prefetch_factor * self._num_workers
         self._shm_prefix = f"tldl_{os.getpid()}_{next(_iterator_ids)}"
         self._generation = 0
-        self._closed = False
         self._workers, self._task_queues, self._result_conns = [], [], []
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
-        with _live_lock:
-            _live_pools.add(self)
-            if not _exit_hook_installed:
-                import atexit
-                atexit.register(_shutdown_all_at_exit)  # runs before multiprocessing's own exit hook
-                _exit_hook_installed = True
+        self._finalizer = weakref.finalize(self, _stop_pool, self._workers, self._task_queues, self._result_conns,
+                                           self._shm_prefix)
         try:
             for wid in range(self._num_workers):
                 tasks = ctx.Queue()
@@ -479,37 +493,4 @@ class _MultiProcessIter(_LoaderIter):
 
     # ------------------------------------------------------------------ shutdown
     def _shutdown_workers(self):
-        if getattr(self, "_closed", True):
-            return
-        self._closed = True
-        try:
-            for q in self._task_queues:
-                try:
-                    q.put(None)
-                except Exception:
-                    pass
-            # a worker blocked writing a result we will never read gets EPIPE and exits
-            for c in self._result_conns:
-                c.close()
-            deadline = time.monotonic() + _EXIT_GRACE_S
-            for w in self._workers:
-                w.join(max(0.0, deadline - time.monotonic()))
-            for w in self._workers:
-                if w.is_alive():
-                    w.terminate()
-                    w.join(1.0)
-                if w.is_alive():
-                    w.kill()
-                    w.join()
-            for q in self._task_queues:
-                q.close()
-        finally:
-            _shm.remove_prefixed(self._shm_prefix)
-            with _live_lock:
-                _live_pools.discard(self)
-
-    def __del__(self):
-        try:
-            self._shutdown_workers()
-        except Exception:
-            pass
+        self._finalizer()  # runs once; later calls do nothing
