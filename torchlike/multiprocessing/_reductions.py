@@ -89,7 +89,7 @@ def _rebuild(cls, how, key, nbytes, dtype, size, stride, offset, requires_grad):
     if how == _BY_FD:
         buf = _shm.attach_fd(key.detach(), nbytes)
     else:
-        buf = _shm.attach_name(key, nbytes, unlink=(how == _BY_HANDOFF))
+        buf = _shm.attach_name(key, nbytes, handoff=(how == _BY_HANDOFF))
     t = _tensor_over(buf, dtype, size, stride, offset)
     if cls is not torchlike.Tensor:
         return torchlike.Tensor._make_subclass(cls, t, requires_grad)
@@ -121,6 +121,7 @@ def reduce_tensor(t):
         how, key = _BY_FD, _mpr.DupFd(seg.fd)
     else:
         how, key = _BY_NAME, seg.name
+        _shm.adjust_refs(seg.name, +1)  # the message's own reference, taken over by its receiver
     return _rebuild, (type(t), how, key, seg.nbytes, t.dtype, tuple(t.shape), tuple(t.stride()),
                       t.storage_offset(), t.requires_grad)
 

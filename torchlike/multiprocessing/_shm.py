@@ -1,17 +1,22 @@
 """Shared-memory segments that back tensor storages shared between processes.
 
-A segment is a file mapped with mmap: an anonymous memfd under the
-'file_descriptor' strategy (handed to other processes as a duplicated file
-descriptor, so the kernel frees it when the last mapping goes), or a named
-file in /dev/shm under 'file_system' (other processes open it by name; the
-creating process unlinks it when its storage dies or at exit).
+A segment is a file mapped with mmap, in one of three forms:
+  * 'file_descriptor' strategy: an anonymous memfd, handed to other processes
+    as a duplicated descriptor; the kernel frees it with its last mapping.
+  * 'file_system' strategy: a named file in /dev/shm that other processes open
+    by name. A reference count after the data (guarded by flock) counts the
+    mappings plus the pickled messages not yet received; whoever drops it to
+    zero unlinks the name. Pickling counts the message *before* the sender can
+    drop its own reference, so a temporary tensor put on a queue survives.
+  * hand-off (DataLoader workers): a named file sent to exactly one receiver,
+    which unlinks it as it maps it; unreceived ones are removed by prefix.
 
-Every storage that lives in a segment is recorded here by its data pointer,
-so `Tensor.is_shared()` and the pickler can tell a shared storage from a
-private one. Entries hold only a weak reference to the NumPy array that owns
-the mapping: the storage keeps that array (and so the mapping) alive, and when
-the storage dies the entry goes with it.
+Every storage living in a segment is recorded by its data pointer, so
+`Tensor.is_shared()` and the pickler can tell a shared storage from a private
+one. Entries hold only weak references: the storage keeps the NumPy array over
+the mapping alive, and when the storage dies the entry goes with it.
 """
+import fcntl
 import itertools
 import mmap
 import os
@@ -25,31 +30,28 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
 _counter = itertools.count()
 _lock = threading.Lock()
 _by_ptr = {}  # (storage data pointer, pid) -> Segment
+_COUNT_BYTES = 8
 
 # Set in DataLoader worker processes: tensors they send are written into
-# segments named with this prefix, which the receiving process unlinks as it
-# maps them (one round trip fewer than passing a descriptor). Whatever is
-# never received, the loader removes by prefix when it shuts its workers down.
+# hand-off segments named with this prefix.
 handoff_prefix = None
 
 
 class Segment:
-    """One mapping: its bytes as a uint8 ndarray, and how to reach it from another process."""
+    """One mapping: how to reach it from another process."""
 
-    __slots__ = ("array", "nbytes", "fd", "name", "owner_pid", "handoff", "__weakref__")
+    __slots__ = ("array", "nbytes", "fd", "name", "handoff", "__weakref__")
 
-    def __init__(self, array, nbytes, fd=None, name=None, owner_pid=None, handoff=False):
-        self.array = weakref.ref(array)
+    def __init__(self, nbytes, fd=None, name=None, handoff=False):
+        self.array = None
         self.nbytes = nbytes
-        self.fd = fd          # kept open by the creator under 'file_descriptor' (needed to hand it on)
-        self.name = name      # path under 'file_system' and for hand-offs
-        self.owner_pid = owner_pid  # the process that unlinks `name`; None: someone else does
-        self.handoff = handoff  # sent once, and the receiver unlinks the name
+        self.fd = fd            # 'file_descriptor' creator: kept open to hand on
+        self.name = name        # 'file_system' and hand-off segments
+        self.handoff = handoff  # sent once; the receiver unlinks the name
 
 
 def _register(array, seg):
-    ptr = array.ctypes.data
-    key = (ptr, os.getpid())
+    key = (array.ctypes.data, os.getpid())
 
     def forget(_ref, key=key, seg=seg):
         with _lock:
@@ -61,23 +63,11 @@ def _register(array, seg):
             except OSError:
                 pass
             seg.fd = None
-        if seg.name is not None and seg.owner_pid == os.getpid():
-            _unlink_quietly(seg.name)
 
     seg.array = weakref.ref(array, forget)
     with _lock:
         _by_ptr[key] = seg
-    if seg.name is not None and seg.owner_pid == os.getpid():
-        # the interpreter may exit while the storage is still referenced
-        weakref.finalize(seg, _unlink_quietly, seg.name).atexit = True
     return seg
-
-
-def _unlink_quietly(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def lookup(ptr):
@@ -88,21 +78,16 @@ def lookup(ptr):
     return seg
 
 
-def _map_fd(fd, nbytes):
-    # mmap refuses length 0; an empty storage still gets a (one-byte) mapping
-    m = mmap.mmap(fd, max(nbytes, 1), mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-    return np.frombuffer(m, dtype=np.uint8, count=nbytes)
-
-
-def _anonymous_fd(nbytes):
-    if hasattr(os, "memfd_create"):
-        fd = os.memfd_create("torchlike_shm", os.MFD_CLOEXEC)
-    else:  # an unlinked file in /dev/shm behaves the same for our purposes
-        path = _fresh_path()
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+def _unlink_quietly(path):
+    try:
         os.unlink(path)
-    os.ftruncate(fd, max(nbytes, 1))
-    return fd
+    except OSError:
+        pass
+
+
+def _map_fd(fd, nbytes, length):
+    m = mmap.mmap(fd, length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    return np.frombuffer(m, dtype=np.uint8, count=nbytes)
 
 
 def _fresh_path(prefix=None):
@@ -127,42 +112,70 @@ def remove_prefixed(prefix):
             _unlink_quietly(os.path.join(_SHM_DIR, n))
 
 
+# ------------------------------------------------------------------ reference counts of named segments
+def _count_offset(nbytes):
+    return (nbytes + _COUNT_BYTES - 1) // _COUNT_BYTES * _COUNT_BYTES
+
+
+def adjust_refs(path, delta):
+    """Adds delta to a named segment's reference count; unlinks it at zero. Returns the count."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return 0
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        at = os.fstat(fd).st_size - _COUNT_BYTES
+        count = int.from_bytes(os.pread(fd, _COUNT_BYTES, at), "little", signed=True) + delta
+        os.pwrite(fd, count.to_bytes(_COUNT_BYTES, "little", signed=True), at)
+        if count <= 0:
+            _unlink_quietly(path)
+        return count
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _drop_ref(path, pid):
+    if os.getpid() == pid:  # a forked child inherits mappings, not references
+        adjust_refs(path, -1)
+
+
+# ------------------------------------------------------------------ creating and attaching
 def create(nbytes, strategy, handoff=False):
     """A new zero-filled segment of `nbytes` bytes; returns its uint8 ndarray (registered).
     handoff=True (only where handoff_prefix is set) makes a segment for one receiver."""
-    if handoff:
-        path = _fresh_path(handoff_prefix)
+    if handoff or strategy == "file_system":
+        path = _fresh_path(handoff_prefix if handoff else None)
+        length = max(nbytes, 1) if handoff else _count_offset(nbytes) + _COUNT_BYTES
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.ftruncate(fd, max(nbytes, 1))
-            arr = _map_fd(fd, nbytes)
+            os.ftruncate(fd, length)
+            if not handoff:
+                os.pwrite(fd, (1).to_bytes(_COUNT_BYTES, "little", signed=True), length - _COUNT_BYTES)
+            arr = _map_fd(fd, nbytes, length)
         except BaseException:
-            os.close(fd)
             _unlink_quietly(path)
             raise
-        os.close(fd)
-        _register(arr, Segment(arr, nbytes, name=path, handoff=True))
+        finally:
+            os.close(fd)  # the mapping outlives the descriptor
+        _register(arr, Segment(nbytes, name=path, handoff=handoff))
+        if not handoff:
+            # runs when the array (so the storage) dies, or at interpreter exit
+            weakref.finalize(arr, _drop_ref, path, os.getpid())
         return arr
-    if strategy == "file_descriptor":
-        fd = _anonymous_fd(nbytes)
-        try:
-            arr = _map_fd(fd, nbytes)
-        except BaseException:
-            os.close(fd)
-            raise
-        _register(arr, Segment(arr, nbytes, fd=fd))
-        return arr
-    path = _fresh_path()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("torchlike_shm", os.MFD_CLOEXEC)
+    else:  # an unlinked file in /dev/shm behaves the same
+        path = _fresh_path()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        os.unlink(path)
     try:
         os.ftruncate(fd, max(nbytes, 1))
-        arr = _map_fd(fd, nbytes)
+        arr = _map_fd(fd, nbytes, max(nbytes, 1))
     except BaseException:
         os.close(fd)
-        _unlink_quietly(path)
         raise
-    os.close(fd)  # the mapping outlives the descriptor
-    _register(arr, Segment(arr, nbytes, name=path, owner_pid=os.getpid()))
+    _register(arr, Segment(nbytes, fd=fd))
     return arr
 
 
@@ -173,23 +186,26 @@ def attach_fd(fd, nbytes):
     that keeps thousands of batches would run out of descriptors; a received
     tensor sent on again is copied into a fresh segment instead."""
     try:
-        arr = _map_fd(fd, nbytes)
+        arr = _map_fd(fd, nbytes, max(nbytes, 1))
     finally:
         os.close(fd)
-    _register(arr, Segment(arr, nbytes))
+    _register(arr, Segment(nbytes))
     return arr
 
 
-def attach_name(path, nbytes, unlink=False):
-    """Maps a segment received by name; `unlink` hands the name's removal to this process."""
+def attach_name(path, nbytes, handoff=False):
+    """Maps a segment received by name. A hand-off is unlinked at once; a
+    'file_system' segment takes over the reference its message carried."""
     fd = os.open(path, os.O_RDWR)
     try:
-        arr = _map_fd(fd, nbytes)
+        length = max(nbytes, 1) if handoff else _count_offset(nbytes) + _COUNT_BYTES
+        arr = _map_fd(fd, nbytes, length)
     finally:
         os.close(fd)
-    if unlink:
+    if handoff:
         _unlink_quietly(path)
-        _register(arr, Segment(arr, nbytes))
+        _register(arr, Segment(nbytes))
     else:
-        _register(arr, Segment(arr, nbytes, name=path, owner_pid=None))
+        _register(arr, Segment(nbytes, name=path))
+        weakref.finalize(arr, _drop_ref, path, os.getpid())
     return arr
