@@ -85,7 +85,15 @@ def share_memory_(self):
     return self
 
 
-def _rebuild(cls, how, key, nbytes, dtype, size, stride, offset, requires_grad):
+def _dtype_name(dtype):
+    # The name, not the dtype object: dtypes pickle as a bare global name, which
+    # pickle resolves by scanning every module in sys.modules (milliseconds per
+    # tensor once a large library is imported).
+    return str(dtype).rpartition(".")[2]
+
+
+def _rebuild(cls, how, key, nbytes, dtype_name, size, stride, offset, requires_grad):
+    dtype = getattr(torchlike, dtype_name)
     if how == _BY_FD:
         buf = _shm.attach_fd(key.detach(), nbytes)
     else:
@@ -122,7 +130,7 @@ def reduce_tensor(t):
     else:
         how, key = _BY_NAME, seg.name
         _shm.adjust_refs(seg.name, +1)  # the message's own reference, taken over by its receiver
-    return _rebuild, (type(t), how, key, seg.nbytes, t.dtype, tuple(t.shape), tuple(t.stride()),
+    return _rebuild, (type(t), how, key, seg.nbytes, _dtype_name(t.dtype), tuple(t.shape), tuple(t.stride()),
                       t.storage_offset(), t.requires_grad)
 
 

@@ -85,8 +85,14 @@ def _unlink_quietly(path):
         pass
 
 
-def _map_fd(fd, nbytes, length):
-    m = mmap.mmap(fd, length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+# A new segment is about to be written whole (a batch collated into it): one
+# populating mmap call allocates its pages instead of a fault per page.
+_POPULATE = getattr(mmap, "MAP_POPULATE", 0)
+
+
+def _map_fd(fd, nbytes, length, populate=False):
+    flags = mmap.MAP_SHARED | (_POPULATE if populate else 0)
+    m = mmap.mmap(fd, length, flags, mmap.PROT_READ | mmap.PROT_WRITE)
     return np.frombuffer(m, dtype=np.uint8, count=nbytes)
 
 
@@ -152,7 +158,7 @@ def create(nbytes, strategy, handoff=False):
             os.ftruncate(fd, length)
             if not handoff:
                 os.pwrite(fd, (1).to_bytes(_COUNT_BYTES, "little", signed=True), length - _COUNT_BYTES)
-            arr = _map_fd(fd, nbytes, length)
+            arr = _map_fd(fd, nbytes, length, populate=True)
         except BaseException:
             _unlink_quietly(path)
             raise
@@ -171,7 +177,7 @@ def create(nbytes, strategy, handoff=False):
         os.unlink(path)
     try:
         os.ftruncate(fd, max(nbytes, 1))
-        arr = _map_fd(fd, nbytes, max(nbytes, 1))
+        arr = _map_fd(fd, nbytes, max(nbytes, 1), populate=True)
     except BaseException:
         os.close(fd)
         raise

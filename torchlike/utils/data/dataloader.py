@@ -46,6 +46,16 @@ class _EndlessNone(Sampler):
             yield None
 
 
+def _widen_pipe(conn):
+    """Grows a pipe's kernel buffer (Linux), so that the writer practically never
+    blocks: task messages are written straight from the loader's thread."""
+    try:
+        import fcntl
+        fcntl.fcntl(conn.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError):
+        pass
+
+
 class _Kind:
     MAP = 0
     ITERABLE = 1
@@ -326,9 +336,9 @@ def _stop_pool(workers, task_queues, result_conns, shm_prefix):
     try:
         for q in task_queues:
             try:
-                q.put(None)
+                q.send(None)
             except Exception:
-                pass
+                pass  # that worker is gone already
         # a worker blocked writing a result nobody will read gets EPIPE and exits
         for c in result_conns:
             c.close()
@@ -362,15 +372,17 @@ class _MultiProcessIter(_LoaderIter):
                                            self._shm_prefix)
         try:
             for wid in range(self._num_workers):
-                tasks = ctx.Queue()
-                tasks.cancel_join_thread()  # never block exit flushing tasks to a worker that died
+                task_reader, tasks = ctx.Pipe(duplex=False)
                 receiver, sender = ctx.Pipe(duplex=False)
+                _widen_pipe(tasks)
+                _widen_pipe(sender)
                 proc = ctx.Process(target=_worker.worker_main, daemon=True,
-                                   args=(self._iterable, self._dataset, tasks, sender, self._auto_collation,
+                                   args=(self._iterable, self._dataset, task_reader, sender, self._auto_collation,
                                          self._collate_fn, self._drop_last, self._base_seed, loader.worker_init_fn,
                                          wid, self._num_workers, self._shm_prefix, os.getpid()))
                 proc.start()
                 sender.close()  # the worker's copy is the only writer: its exit shows as EOF
+                task_reader.close()
                 self._workers.append(proc)
                 self._task_queues.append(tasks)
                 self._result_conns.append(receiver)
@@ -397,7 +409,7 @@ class _MultiProcessIter(_LoaderIter):
         self._reset_keys(loader)
         self._generation += 1
         for q in self._task_queues:
-            q.put((self._generation, None, None))
+            q.send((self._generation, None, None))
         self._start_epoch()
 
     def _send_task(self):
@@ -417,7 +429,10 @@ class _MultiProcessIter(_LoaderIter):
             return False
         tid = self._next_id
         self._next_id += 1
-        self._task_queues[wid].put((self._generation, tid, keys))
+        try:
+            self._task_queues[wid].send((self._generation, tid, keys))
+        except (BrokenPipeError, ConnectionError):
+            pass  # the worker died: _receive reports it
         self._outstanding[tid] = wid
         if self._in_order:
             self._order.append(tid)

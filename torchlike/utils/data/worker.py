@@ -2,7 +2,7 @@
 seeding, thread limits, and the loop that turns key lists into batches.
 
 Protocol with the main process (dataloader.py):
-  tasks   (multiprocessing Queue, main -> worker):
+  tasks   (a one-way Pipe per worker, main -> worker):
           (generation, task_id, keys)  fetch a batch (keys: a key list, one key,
                                        or for iterable datasets a count)
           (generation, None, None)     a new epoch begins: restart the iterable
@@ -12,8 +12,8 @@ Protocol with the main process (dataloader.py):
           WorkerError, or StreamEnd when an iterable dataset ran out.
 """
 import dataclasses
+import gc
 import os
-import queue
 import random
 import signal
 import sys
@@ -154,6 +154,10 @@ def worker_main(iterable, dataset, tasks, results, auto_collation, collate_fn, d
                 worker_id, num_workers, shm_prefix, parent_pid):
     """Entry point of worker process `worker_id`."""
     global _worker_info
+    # Everything inherited from the parent lives as long as the worker: keeping
+    # it out of the cyclic collector's passes saves each pass from walking (and,
+    # after fork, copy-on-write faulting) the whole parent heap.
+    gc.freeze()
     _die_with_parent()
     # A forked child inherits the parent's OpenMP/BLAS settings but not their
     # thread pools; one thread each keeps it off them (and N workers off N*cores).
@@ -177,12 +181,11 @@ def worker_main(iterable, dataset, tasks, results, auto_collation, collate_fn, d
     exhausted = False
     try:
         while True:
-            try:
-                msg = tasks.get(timeout=_PARENT_CHECK_S)
-            except queue.Empty:
+            if not tasks.poll(_PARENT_CHECK_S):
                 if os.getppid() != parent_pid:
                     break
                 continue
+            msg = tasks.recv()
             if msg is None:
                 break
             generation, task_id, keys = msg
