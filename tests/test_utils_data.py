@@ -774,3 +774,144 @@ def test_requires_grad_and_views_cross_process_boundary():
 
     (v, g), = list(DataLoader(Views(), batch_size=None, num_workers=1, timeout=WT))
     assert v.tolist() == Views.base.t()[1:3].tolist() and g.requires_grad
+
+
+# ------------------------------------------------------------------ added: shared memory, lifecycle, determinism
+def _shm_names(prefix):
+    return [n for n in os.listdir("/dev/shm") if n.startswith(prefix)]
+
+
+def test_worker_batches_arrive_in_shared_memory_and_leave_no_segments():
+    ds = TensorDataset(torchlike.arange(64.).reshape(16, 4))
+    it = iter(DataLoader(ds, batch_size=4, num_workers=2, timeout=WT))
+    prefix = it._shm_prefix
+    first = next(it)[0]
+    assert first.is_shared() and first.tolist() == [[float(4 * r + c) for c in range(4)] for r in range(4)]
+    del it  # three batches were still in flight or queued: their segments must go too
+    gc.collect()
+    assert _shm_names(prefix) == []
+    assert first.sum().item() == sum(range(16))  # the received batch stays valid after the loader is gone
+
+
+def test_worker_killed_from_outside_is_reported():
+    it = iter(DataLoader(Slow(), num_workers=2, timeout=0))
+    victim = it._workers[1]
+    os.kill(victim.pid, signal.SIGKILL)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=rf"DataLoader worker \(pid\(s\) {victim.pid}\) exited unexpectedly"):
+        for _ in it:
+            pass
+    assert time.monotonic() - start < 10
+    workers = it._workers
+    assert not any(w.is_alive() for w in workers)  # the survivors were shut down with it
+
+
+def test_break_out_of_loop_ends_workers():
+    dl = DataLoader(Squares(100), batch_size=2, num_workers=2, timeout=WT)
+    it = iter(dl)
+    workers = it._workers
+    for i, batch in enumerate(it):
+        if i == 1:
+            break
+    assert all(w.is_alive() for w in workers)
+    del it  # as when a for loop over the loader is left: the iterator's last reference goes
+    assert not any(w.is_alive() for w in workers)
+
+
+class Counting(Dataset):
+    """Counts __getitem__ calls in a shared counter (across worker processes)."""
+
+    def __init__(self, counter):
+        self.counter = counter
+
+    def __len__(self):
+        return 100
+
+    def __getitem__(self, i):
+        with self.counter.get_lock():
+            self.counter.value += 1
+        return i
+
+
+def test_prefetch_factor_bounds_work_in_flight():
+    import multiprocessing
+    counter = multiprocessing.Value("i", 0)
+    it = iter(DataLoader(Counting(counter), batch_size=1, num_workers=1, prefetch_factor=3, timeout=WT))
+    assert next(it).item() == 0
+    time.sleep(1.0)
+    # one batch handed out, then at most prefetch_factor * num_workers more fetched ahead
+    assert counter.value == 4
+    del it
+
+
+def test_getitems_is_used_for_batches():
+    class Batched(Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            raise AssertionError("__getitems__ should have been used")
+
+        def __getitems__(self, keys):
+            return [k * 10 for k in keys]
+
+    for workers in (0, 1):
+        kw = dict(num_workers=workers, timeout=WT) if workers else {}
+        assert [b.tolist() for b in DataLoader(Batched(), batch_size=4, **kw)] == [[0, 10, 20, 30], [40, 50]]
+
+
+def test_shuffled_order_identical_with_and_without_workers_across_epochs():
+    ds = TensorDataset(torchlike.arange(30))
+    g = gen(21)
+    single = [[b[0].tolist() for b in DataLoader(ds, batch_size=4, shuffle=True, generator=g)] for _ in range(3)]
+    g = gen(21)
+    dl = DataLoader(ds, batch_size=4, shuffle=True, generator=g, num_workers=2, persistent_workers=True, timeout=WT)
+    multi = [[b[0].tolist() for b in dl] for _ in range(3)]
+    assert single == multi and single[0] != single[1]
+    g = gen(21)
+    fresh = [[b[0].tolist() for b in DataLoader(ds, batch_size=4, shuffle=True, generator=g, num_workers=2,
+                                                 timeout=WT)] for _ in range(3)]
+    assert fresh == single
+    dl._iterator._shutdown_workers()
+
+
+def test_worker_random_streams_reproducible_per_seed_and_distinct_per_worker():
+    import random as pyrandom
+
+    class Draws(Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return (get_worker_info().id, torchlike.rand(1).item(), pyrandom.random(), float(np.random.rand()))
+
+    def run(seed):
+        return [tuple(x.tolist() if isinstance(x, torchlike.Tensor) else x for x in b)
+                for b in DataLoader(Draws(), batch_size=None, num_workers=2, generator=gen(seed), timeout=WT)]
+    a, b = run(3), run(3)
+    assert a == b
+    w0, w1 = a[0], a[1]
+    assert w0[0] == 0 and w1[0] == 1
+    assert w0[1] != w1[1] and w0[2] != w1[2] and w0[3] != w1[3]  # torchlike, random and NumPy all reseeded
+    assert run(4) != a
+
+
+def test_too_many_workers_warns():
+    n = (os.cpu_count() or 1) + 5
+    with pytest.warns(UserWarning, match=f"This DataLoader will create {n} worker processes in total"):
+        DataLoader(Squares(2), num_workers=n)
+
+
+def test_spawn_context_runs_workers():
+    dl = DataLoader(Squares(6), batch_size=3, num_workers=1, multiprocessing_context="spawn", timeout=WT)
+    assert [b.tolist() for b in dl] == [[0, 1, 4], [9, 16, 25]]
+
+
+def test_persistent_loader_recovers_after_worker_error():
+    dl = DataLoader(Failing(), batch_size=2, num_workers=1, persistent_workers=True, timeout=WT)
+    with pytest.raises(KeyError, match="bad index 3"):
+        list(dl)
+    # a new epoch starts over on the same workers and fails at the same place
+    it = iter(dl)
+    assert next(it).tolist() == [0, 1]
+    dl._iterator._shutdown_workers()

@@ -224,7 +224,8 @@ class DataLoader(Generic[T_co]):
 
     def __iter__(self):
         if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
+            if self._iterator is None or not self._iterator._finalizer.alive:
+                # first epoch, or the workers were shut down (a worker died, say)
                 self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)
