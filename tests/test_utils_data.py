@@ -915,3 +915,37 @@ def test_persistent_loader_recovers_after_worker_error():
     it = iter(dl)
     assert next(it).tolist() == [0, 1]
     dl._iterator._shutdown_workers()
+
+
+class Filled(Dataset):
+    def __len__(self):
+        return 48
+
+    def __getitem__(self, i):
+        return torchlike.full((1024,), float(i))
+
+
+def test_recycled_batch_memory_never_overwrites_a_live_batch():
+    # Workers collate into shared segments that come back to them once the main
+    # process drops a batch; a batch still held must keep its values.
+    dl = DataLoader(Filled(), batch_size=4, num_workers=2, persistent_workers=True, timeout=WT)
+    kept = []
+    for epoch in range(4):
+        for k, batch in enumerate(dl):
+            expected = [[float(4 * k + r)] * 1024 for r in range(4)]
+            assert batch.tolist() == expected
+            if k % 3 == 0:
+                kept.append((k, batch))
+            else:
+                batch.mul_(-1)  # scribbling on a batch we drop must not leak into later ones
+        del batch
+    for k, batch in kept:
+        assert batch.tolist() == [[float(4 * k + r)] * 1024 for r in range(4)]
+    # dropped batches were reused, not re-created: few segments exist for 48 batches handed out
+    prefix = dl._iterator._shm_prefix
+    assert len(_shm_names(prefix)) <= len(kept) + 2 * (2 + 4 + 2)
+    it = dl._iterator
+    del dl
+    it._shutdown_workers()
+    assert _shm_names(prefix) == []
+    assert kept[0][1].sum().item() == sum(range(4)) * 1024  # still readable after the names are gone

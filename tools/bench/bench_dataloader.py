@@ -6,6 +6,8 @@ figure is the median over >= 15 epochs after warm-up (tools/bench/_timing.py),
 the two loaders timed in turns. Two set-ups:
   persistent  persistent_workers=True: steady-state throughput of the pipeline
   fresh       workers started and stopped every epoch (start-up included)
+and, with persistent workers, the CPU time per batch of the main process and
+of the workers (os.times / /proc), which a busy machine does not distort.
 
     python tools/bench/bench_dataloader.py
 """
@@ -58,6 +60,31 @@ def epoch_runner(loader):
     return run
 
 
+def _process_cpu_s(pid):
+    """User + system CPU seconds a process has used (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_batch(loader, epochs=10):
+    """CPU milliseconds per batch spent by the main process and by the workers
+    together (persistent workers). Unlike batches/s this does not depend on
+    how busy the machine is, which on a shared 2-core box swamps the wall clock."""
+    for _ in loader:  # make sure the workers exist
+        pass
+    pids = [w.pid for w in loader._iterator._workers]
+    main0, workers0 = os.times(), [_process_cpu_s(p) for p in pids]
+    for _ in range(epochs):
+        for _ in loader:
+            pass
+    main1 = os.times()
+    main_s = (main1.user - main0.user) + (main1.system - main0.system)
+    workers_s = sum(_process_cpu_s(p) - c for p, c in zip(pids, workers0))
+    n = epochs * EPOCH_BATCHES
+    return 1e3 * main_s / n, 1e3 * workers_s / n
+
+
 def main():
     print(f"DataLoader throughput, {SAMPLE_FLOATS * 4 // 1024} KiB samples, batch {BATCH}, {WORKERS} workers, "
           f"{EPOCH_BATCHES} batches/epoch  [{cpu_name()}]")
@@ -76,6 +103,10 @@ def main():
         if len(rates) > 1:
             line += f"   torch {rates[1]:8.1f} batches/s   ratio (torchlike/torch) {rates[0] / rates[1]:.2f}x"
         print(line)
+        if persistent:
+            for (name, _, _), dl in zip(libs, loaders):
+                m, w = cpu_per_batch(dl)
+                print(f"  {'cpu':10s} {name:9s} {m:5.2f} ms/batch main + {w:5.2f} ms/batch workers = {m + w:5.2f}")
         del loaders
 
 

@@ -124,7 +124,7 @@ def reduce_tensor(t):
         seg = segment_of(t)
     if seg.handoff:
         how, key = _BY_HANDOFF, seg.name
-        seg.name = None  # once: the receiver unlinks it
+        _shm.note_lent(seg)
     elif seg.fd is not None:
         how, key = _BY_FD, _mpr.DupFd(seg.fd)
     else:

@@ -8,8 +8,12 @@ A segment is a file mapped with mmap, in one of three forms:
     mappings plus the pickled messages not yet received; whoever drops it to
     zero unlinks the name. Pickling counts the message *before* the sender can
     drop its own reference, so a temporary tensor put on a queue survives.
-  * hand-off (DataLoader workers): a named file sent to exactly one receiver,
-    which unlinks it as it maps it; unreceived ones are removed by prefix.
+  * loan (DataLoader workers): a named file the worker lends to the main
+    process. When the main process's batch dies, the name goes back to the
+    worker with its next task, and the worker collates a later batch into the
+    same pages: no fresh pages to allocate and zero per batch (the larger part
+    of a batch's cost). The loader removes every loan name by prefix when it
+    shuts its workers down.
 
 Every storage living in a segment is recorded by its data pointer, so
 `Tensor.is_shared()` and the pickler can tell a shared storage from a private
@@ -33,8 +37,18 @@ _by_ptr = {}  # (storage data pointer, pid) -> Segment
 _COUNT_BYTES = 8
 
 # Set in DataLoader worker processes: tensors they send are written into
-# hand-off segments named with this prefix.
+# loan segments named with this prefix.
 handoff_prefix = None
+
+# Worker side of loans: segments lent and not yet returned (name -> [array,
+# times lent]), and returned ones waiting for reuse ([(nbytes, name, array)]).
+_lent = {}
+_idle = []
+_MAX_IDLE = 4
+
+# Main-process side: where returned loan names are collected, per worker
+# prefix (a deque each, filled by finalizers, drained by the loader).
+loan_returns = {}
 
 
 class Segment:
@@ -47,7 +61,7 @@ class Segment:
         self.nbytes = nbytes
         self.fd = fd            # 'file_descriptor' creator: kept open to hand on
         self.name = name        # 'file_system' and hand-off segments
-        self.handoff = handoff  # sent once; the receiver unlinks the name
+        self.handoff = handoff  # a loan: the receiver returns the name when done
 
 
 def _register(array, seg):
@@ -148,8 +162,14 @@ def _drop_ref(path, pid):
 
 # ------------------------------------------------------------------ creating and attaching
 def create(nbytes, strategy, handoff=False):
-    """A new zero-filled segment of `nbytes` bytes; returns its uint8 ndarray (registered).
-    handoff=True (only where handoff_prefix is set) makes a segment for one receiver."""
+    """A segment of `nbytes` bytes as a registered uint8 ndarray: new and zero-filled, or
+    with handoff=True (only where handoff_prefix is set) a returned loan of that size,
+    holding old bytes."""
+    if handoff:
+        for i, (size, _name, arr) in enumerate(_idle):
+            if size == nbytes:
+                del _idle[i]
+                return arr
     if handoff or strategy == "file_system":
         path = _fresh_path(handoff_prefix if handoff else None)
         length = max(nbytes, 1) if handoff else _count_offset(nbytes) + _COUNT_BYTES
@@ -199,9 +219,43 @@ def attach_fd(fd, nbytes):
     return arr
 
 
+def note_lent(seg):
+    """Worker side: `seg` is being sent; keep it mapped until it comes back."""
+    entry = _lent.get(seg.name)
+    if entry is None:
+        _lent[seg.name] = [seg.array(), 1]
+    else:
+        entry[1] += 1
+
+
+def take_back(names):
+    """Worker side: the main process is done with these loans."""
+    for name in names:
+        entry = _lent.get(name)
+        if entry is None:
+            continue
+        entry[1] -= 1
+        if entry[1] > 0:
+            continue
+        del _lent[name]
+        _idle.append((entry[0].size, name, entry[0]))
+        if len(_idle) > _MAX_IDLE:  # batch sizes changed, say: the oldest goes
+            _unlink_quietly(_idle.pop(0)[1])
+
+
+def _loan_done(path):
+    """Main side, when a loaned mapping dies: back to its worker, or away if the loader is gone."""
+    sink = loan_returns.get(os.path.basename(path).rsplit("_", 2)[0])
+    if sink is None:
+        _unlink_quietly(path)
+    else:
+        sink.append(path)
+
+
 def attach_name(path, nbytes, handoff=False):
-    """Maps a segment received by name. A hand-off is unlinked at once; a
-    'file_system' segment takes over the reference its message carried."""
+    """Maps a segment received by name. A loan goes back to its lender when
+    the mapping dies; a 'file_system' segment takes over the reference its
+    message carried."""
     fd = os.open(path, os.O_RDWR)
     try:
         length = max(nbytes, 1) if handoff else _count_offset(nbytes) + _COUNT_BYTES
@@ -209,8 +263,8 @@ def attach_name(path, nbytes, handoff=False):
     finally:
         os.close(fd)
     if handoff:
-        _unlink_quietly(path)
         _register(arr, Segment(nbytes))
+        weakref.finalize(arr, _loan_done, path).atexit = False
     else:
         _register(arr, Segment(nbytes, name=path))
         weakref.finalize(arr, _drop_ref, path, os.getpid())

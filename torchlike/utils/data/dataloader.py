@@ -327,7 +327,7 @@ class _SingleProcessIter(_LoaderIter):
 _iterator_ids = itertools.count()
 
 
-def _stop_pool(workers, task_queues, result_conns, shm_prefix):
+def _stop_pool(workers, task_queues, result_conns, shm_prefix, num_workers):
     """Ends a loader's workers: asks them to exit, then terminates stragglers.
 
     A weakref.finalize callback, not __del__: it holds the queues and pipes
@@ -357,6 +357,9 @@ def _stop_pool(workers, task_queues, result_conns, shm_prefix):
         for q in task_queues:
             q.close()
     finally:
+        for wid in range(num_workers):
+            # batches still alive here unlink their names when they die
+            _shm.loan_returns.pop(f"{shm_prefix}_w{wid}", None)
         _shm.remove_prefixed(shm_prefix)
 
 
@@ -368,9 +371,13 @@ class _MultiProcessIter(_LoaderIter):
         self._shm_prefix = f"tldl_{os.getpid()}_{next(_iterator_ids)}"
         self._generation = 0
         self._workers, self._task_queues, self._result_conns = [], [], []
+        # names of shared-memory batches this process is done with, per worker (worker.py reuses them)
+        self._loan_returns = [deque() for _ in range(self._num_workers)]
+        for wid, returns in enumerate(self._loan_returns):
+            _shm.loan_returns[f"{self._shm_prefix}_w{wid}"] = returns
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._finalizer = weakref.finalize(self, _stop_pool, self._workers, self._task_queues, self._result_conns,
-                                           self._shm_prefix)
+                                           self._shm_prefix, self._num_workers)
         try:
             for wid in range(self._num_workers):
                 task_reader, tasks = ctx.Pipe(duplex=False)
@@ -410,7 +417,7 @@ class _MultiProcessIter(_LoaderIter):
         self._reset_keys(loader)
         self._generation += 1
         for q in self._task_queues:
-            q.send((self._generation, None, None))
+            q.send((self._generation, None, None, ()))
         self._start_epoch()
 
     def _send_task(self):
@@ -430,8 +437,10 @@ class _MultiProcessIter(_LoaderIter):
             return False
         tid = self._next_id
         self._next_id += 1
+        returns = self._loan_returns[wid]
+        returned = [returns.popleft() for _ in range(len(returns))]
         try:
-            self._task_queues[wid].send((self._generation, tid, keys))
+            self._task_queues[wid].send((self._generation, tid, keys, returned))
         except (BrokenPipeError, ConnectionError):
             pass  # the worker died: _receive reports it
         self._outstanding[tid] = wid

@@ -3,9 +3,12 @@ seeding, thread limits, and the loop that turns key lists into batches.
 
 Protocol with the main process (dataloader.py):
   tasks   (a one-way Pipe per worker, main -> worker):
-          (generation, task_id, keys)  fetch a batch (keys: a key list, one key,
-                                       or for iterable datasets a count)
-          (generation, None, None)     a new epoch begins: restart the iterable
+          (generation, task_id, keys, returned)
+                                       fetch a batch (keys: a key list, one key,
+                                       or for iterable datasets a count);
+                                       `returned` names the shared-memory loans
+                                       the main process is done with
+          (generation, None, None, ()) a new epoch begins: restart the iterable
           None                         exit
   results (a one-way Pipe per worker, worker -> main):
           (generation, task_id, payload) where payload is the batch, a
@@ -188,7 +191,9 @@ def worker_main(iterable, dataset, tasks, results, auto_collation, collate_fn, d
             msg = tasks.recv()
             if msg is None:
                 break
-            generation, task_id, keys = msg
+            generation, task_id, keys, returned = msg
+            if returned:
+                _shm.take_back(returned)
             if task_id is None:  # new epoch (persistent workers)
                 exhausted = False
                 if init_error is None and iterable:
