@@ -12,7 +12,6 @@ import sys
 import time
 from multiprocessing.reduction import ForkingPickler
 
-import numpy as np
 import pytest
 
 import torchlike

@@ -8,7 +8,6 @@ the standard module's: Process, Queue, Pool, get_context, ... plus spawn /
 start_processes and the sharing-strategy switches.
 """
 import multiprocessing as _multiprocessing
-import sys as _sys
 
 from multiprocessing import *  # noqa: F401,F403
 

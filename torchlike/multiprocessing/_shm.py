@@ -25,12 +25,14 @@ import itertools
 import mmap
 import os
 import secrets
+import tempfile
 import threading
 import weakref
 
 import numpy as np
 
-_SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# Named segments live in /dev/shm (memory); elsewhere, in the temporary directory.
+_SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 _counter = itertools.count()
 _lock = threading.Lock()
 _by_ptr = {}  # (storage data pointer, pid) -> Segment
@@ -111,8 +113,6 @@ def _map_fd(fd, nbytes, length, populate=False):
 
 
 def _fresh_path(prefix=None):
-    if _SHM_DIR is None:
-        raise RuntimeError("torchlike.multiprocessing: sharing by name needs /dev/shm")
     if prefix is None:
         prefix = f"torchlike_{os.getpid()}"
     return os.path.join(_SHM_DIR, f"{prefix}_{next(_counter)}_{secrets.token_hex(4)}")
@@ -120,8 +120,6 @@ def _fresh_path(prefix=None):
 
 def remove_prefixed(prefix):
     """Unlinks every segment name starting with `prefix` (hand-offs nobody received)."""
-    if _SHM_DIR is None:
-        return
     head = os.path.basename(prefix) + "_"
     try:
         names = os.listdir(_SHM_DIR)

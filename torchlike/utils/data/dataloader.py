@@ -2,12 +2,16 @@
 processes (worker.py has their side of the protocol).
 
 Multi-process loading, as seen from the main process: each worker has a task
-queue (main -> worker) and a one-way result pipe (worker -> main). Tasks go to
-the workers round-robin, at most prefetch_factor per worker in flight; the
-main process waits on every result pipe and every worker's exit sentinel at
-once, so a worker that dies is noticed as soon as it dies rather than at a
-poll. Tensors in results travel through shared memory (torchlike.multiprocessing):
-a worker collates straight into a segment, and the pipe carries only its name.
+pipe (main -> worker) and a result pipe (worker -> main). Tasks go to the
+workers round-robin, at most prefetch_factor per worker in flight; the main
+process waits on every result pipe and every worker's exit sentinel at once,
+so a worker that dies is noticed as soon as it dies rather than at a poll.
+
+Tensors in results travel through shared memory (torchlike.multiprocessing):
+a worker collates straight into a segment and the pipe carries only its name.
+When a batch dies in the main process, its segment's name rides back to the
+worker with a later task and the worker collates into the same pages again,
+so a steady loader allocates no new memory per batch.
 """
 import itertools
 import math
@@ -178,8 +182,9 @@ class DataLoader(Generic[T_co]):
         self.persistent_workers = persistent_workers
         self.multiprocessing_context = multiprocessing_context
         self._IterableDataset_len_called = None
+        self._iterator = None
         self.__initialized = True
-        self._warn_if_too_many_workers()
+        self.check_worker_number_rationality()
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -240,7 +245,8 @@ class DataLoader(Generic[T_co]):
             return n
         return len(self._index_sampler)
 
-    def _warn_if_too_many_workers(self):
+    def check_worker_number_rationality(self):
+        """Warns when more workers are asked for than this process may run on CPUs."""
         if self.num_workers <= 0:
             return
         budget = _cpu_budget()
@@ -337,9 +343,10 @@ def _stop_pool(workers, task_queues, result_conns, shm_prefix, num_workers):
     try:
         for q in task_queues:
             try:
+                os.set_blocking(q.fileno(), False)  # a stuck worker's full pipe must not hang us
                 q.send(None)
             except Exception:
-                pass  # that worker is gone already
+                pass  # that worker is gone (or stuck): it is terminated below
         # a worker blocked writing a result nobody will read gets EPIPE and exits
         for c in result_conns:
             c.close()
