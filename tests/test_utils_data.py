@@ -949,3 +949,52 @@ def test_recycled_batch_memory_never_overwrites_a_live_batch():
     it._shutdown_workers()
     assert _shm_names(prefix) == []
     assert kept[0][1].sum().item() == sum(range(4)) * 1024  # still readable after the names are gone
+
+
+class RowViews(Dataset):
+    """Samples are views of one big tensor: sending them shares that storage."""
+
+    def __init__(self):
+        self.rows = torchlike.arange(40.).reshape(10, 4)
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+
+def test_unbatched_views_of_dataset_storage_stay_intact():
+    # batch_size=None sends the dataset's own views; their storage must never be
+    # recycled as a collation target, however often the main process drops them.
+    dl = DataLoader(RowViews(), batch_size=None, num_workers=1, persistent_workers=True, timeout=WT)
+    for epoch in range(3):
+        got = []
+        for row in dl:
+            got.append(row.tolist())
+            del row
+        assert got == [[float(4 * i + c) for c in range(4)] for i in range(10)]
+    dl._iterator._shutdown_workers()
+
+
+def test_custom_collate_keeping_its_output_is_not_overwritten():
+    kept = []
+
+    def keep_first(batch):
+        out = default_collate(batch)
+        if get_worker_info() is not None and not kept:
+            kept.append(out)  # the worker's own code holds on to this batch
+        return out
+
+    class Check(Dataset):
+        def __len__(self):
+            return 24
+
+        def __getitem__(self, i):
+            if i == 23:
+                # by now many batches came back for reuse: the kept one must be untouched
+                assert kept and kept[0].tolist() == [0, 1, 2, 3], kept[0].tolist()
+            return i
+
+    dl = DataLoader(Check(), batch_size=4, num_workers=1, collate_fn=keep_first, timeout=WT)
+    assert [b.tolist() for b in dl] == [[4 * k + r for r in range(4)] for k in range(6)]

@@ -55,13 +55,14 @@ def share_storage_(t, handoff=False):
 
 
 def shared_empty(size, dtype):
-    """A new contiguous tensor whose storage is shared (a hand-off segment inside a
-    DataLoader worker): collating straight into it saves a copy when it is sent."""
+    """A new contiguous tensor with uninitialised values whose storage is shared (a
+    loan inside a DataLoader worker, perhaps a recycled one): collating straight
+    into it saves a copy when it is sent."""
     n = 1
     for s in size:
         n *= s
     item = torchlike.empty(0, dtype=dtype).element_size()
-    buf = _shm.create(n * item, _strategy, handoff=_shm.handoff_prefix is not None)
+    buf = _shm.create(n * item, _strategy, handoff=_shm.handoff_prefix is not None, recycle=True)
     stride, acc = [], 1
     for s in reversed(size):
         stride.append(acc)

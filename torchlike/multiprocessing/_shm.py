@@ -25,6 +25,7 @@ import itertools
 import mmap
 import os
 import secrets
+import sys
 import tempfile
 import threading
 import weakref
@@ -56,9 +57,10 @@ loan_returns = {}
 class Segment:
     """One mapping: how to reach it from another process."""
 
-    __slots__ = ("array", "nbytes", "fd", "name", "handoff", "__weakref__")
+    __slots__ = ("array", "nbytes", "fd", "name", "handoff", "recyclable", "__weakref__")
 
     def __init__(self, nbytes, fd=None, name=None, handoff=False):
+        self.recyclable = False  # a loan made for a collated batch, reusable once returned
         self.array = None
         self.nbytes = nbytes
         self.fd = fd            # 'file_descriptor' creator: kept open to hand on
@@ -159,11 +161,11 @@ def _drop_ref(path, pid):
 
 
 # ------------------------------------------------------------------ creating and attaching
-def create(nbytes, strategy, handoff=False):
-    """A segment of `nbytes` bytes as a registered uint8 ndarray: new and zero-filled, or
-    with handoff=True (only where handoff_prefix is set) a returned loan of that size,
-    holding old bytes."""
-    if handoff:
+def create(nbytes, strategy, handoff=False, recycle=False):
+    """A segment of `nbytes` bytes as a registered uint8 ndarray, new and zero-filled.
+    handoff=True (only where handoff_prefix is set) makes a loan; recycle=True also
+    allows a returned loan of that size, holding old bytes (for outputs written whole)."""
+    if handoff and recycle:
         for i, (size, _name, arr) in enumerate(_idle):
             if size == nbytes:
                 del _idle[i]
@@ -182,7 +184,8 @@ def create(nbytes, strategy, handoff=False):
             raise
         finally:
             os.close(fd)  # the mapping outlives the descriptor
-        _register(arr, Segment(nbytes, name=path, handoff=handoff))
+        seg = _register(arr, Segment(nbytes, name=path, handoff=handoff))
+        seg.recyclable = handoff and recycle
         if not handoff:
             # runs when the array (so the storage) dies, or at interpreter exit
             weakref.finalize(arr, _drop_ref, path, os.getpid())
@@ -218,7 +221,9 @@ def attach_fd(fd, nbytes):
 
 
 def note_lent(seg):
-    """Worker side: `seg` is being sent; keep it mapped until it comes back."""
+    """Worker side: `seg` is being sent. A recyclable one stays mapped until it comes back."""
+    if not seg.recyclable:
+        return  # e.g. a dataset's own storage moved into a loan: never rewritten here
     entry = _lent.get(seg.name)
     if entry is None:
         _lent[seg.name] = [seg.array(), 1]
@@ -227,7 +232,8 @@ def note_lent(seg):
 
 
 def take_back(names):
-    """Worker side: the main process is done with these loans."""
+    """Worker side: the main process is done with these loans; those nothing
+    here uses any more wait for reuse by a batch of the same size."""
     for name in names:
         entry = _lent.get(name)
         if entry is None:
@@ -236,7 +242,12 @@ def take_back(names):
         if entry[1] > 0:
             continue
         del _lent[name]
-        _idle.append((entry[0].size, name, entry[0]))
+        arr = entry.pop(0)
+        # Unused here, the array's only references are `arr` and getrefcount's
+        # argument; a tensor over it adds the buffer export from_numpy holds.
+        if sys.getrefcount(arr) > 2:
+            continue  # kept by the worker's own code: leave it (and its name) alone
+        _idle.append((arr.size, name, arr))
         if len(_idle) > _MAX_IDLE:  # batch sizes changed, say: the oldest goes
             _unlink_quietly(_idle.pop(0)[1])
 
