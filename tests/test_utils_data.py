@@ -998,3 +998,40 @@ def test_custom_collate_keeping_its_output_is_not_overwritten():
 
     dl = DataLoader(Check(), batch_size=4, num_workers=1, collate_fn=keep_first, timeout=WT)
     assert [b.tolist() for b in dl] == [[4 * k + r for r in range(4)] for k in range(6)]
+
+
+class Augmented(Dataset):
+    """Random augmentation with torchlike's generator inside __getitem__."""
+
+    def __len__(self):
+        return 20
+
+    def __getitem__(self, i):
+        return torchlike.full((3,), float(i)) + torchlike.rand(3)
+
+
+def test_random_augmentation_identical_for_any_worker_count():
+    def epochs(**kw):
+        g = gen(8)
+        dl = DataLoader(Augmented(), batch_size=3, shuffle=True, generator=g, timeout=WT if kw else 0, **kw)
+        out = [[b.tolist() for b in dl] for _ in range(3)]
+        if kw.get("persistent_workers"):
+            dl._iterator._shutdown_workers()
+        return out
+    ref = epochs()
+    assert ref[0] != ref[1]  # a new epoch draws new augmentation
+    assert epochs(num_workers=1) == ref
+    assert epochs(num_workers=2) == ref
+    assert epochs(num_workers=2, persistent_workers=True) == ref
+    unordered = epochs(num_workers=2, in_order=False)
+    assert [sorted(map(str, e)) for e in unordered] == [sorted(map(str, e)) for e in ref]
+
+
+def test_loading_does_not_disturb_the_global_stream():
+    ds = Augmented()
+    dl = DataLoader(ds, batch_size=4, generator=gen(1))  # the loader's own generator seeds everything
+    torchlike.manual_seed(5)
+    expected = torchlike.rand(4).tolist()
+    torchlike.manual_seed(5)
+    list(dl)
+    assert torchlike.rand(4).tolist() == expected

@@ -294,6 +294,7 @@ class _LoaderIter:
         self._base_seed = int(torchlike.empty((), dtype=torchlike.int64).random_(generator=loader.generator).item())
         self._keys = iter(self._index_sampler)
         self._num_yielded = 0
+        self._num_fetched = 0
         self._reported_len = loader._IterableDataset_len_called
 
     def __iter__(self):
@@ -327,7 +328,10 @@ class _SingleProcessIter(_LoaderIter):
 
     def _next_data(self):
         keys = next(self._keys)
-        return self._finish(self._fetcher.fetch(keys))  # an iterable dataset's end is StopIteration too
+        # seeded per batch as a worker would (worker.batch_seed); an iterable dataset's end is StopIteration too
+        data = _worker.fetch_seeded(self._fetcher, keys, self._base_seed, self._num_fetched)
+        self._num_fetched += 1
+        return self._finish(data)
 
 
 _iterator_ids = itertools.count()
@@ -424,7 +428,7 @@ class _MultiProcessIter(_LoaderIter):
         self._reset_keys(loader)
         self._generation += 1
         for q in self._task_queues:
-            q.send((self._generation, None, None, ()))
+            q.send((self._generation, None, self._base_seed, ()))
         self._start_epoch()
 
     def _send_task(self):

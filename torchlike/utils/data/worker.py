@@ -8,7 +8,8 @@ Protocol with the main process (dataloader.py):
                                        or for iterable datasets a count);
                                        `returned` names the shared-memory loans
                                        the main process is done with
-          (generation, None, None, ()) a new epoch begins: restart the iterable
+          (generation, None, seed, ()) a new epoch with base seed `seed` begins:
+                                       restart the iterable
           None                         exit
   results (a one-way Pipe per worker, worker -> main):
           (generation, task_id, payload) where payload is the batch, a
@@ -98,6 +99,31 @@ def _seed_everything(seed, worker_id):
     np.random.seed(words)
 
 
+def batch_seed(base_seed, batch_index):
+    """The seed torchlike's generator gets for fetching one batch.
+
+    It depends on the epoch's base seed and the batch's place in the epoch, not
+    on which process fetches it: random augmentation drawn with torchlike's
+    generator then gives the same batches with or without workers, and with any
+    number of them. (PyTorch seeds each worker once, so its draws depend on the
+    worker count; Python's `random` and NumPy keep that per-worker seeding here.)"""
+    mixed = (base_seed ^ ((batch_index + 1) * 0x9E3779B97F4A7C15)) & 0x7FFFFFFFFFFFFFFF
+    return mixed
+
+
+def fetch_seeded(fetcher, keys, base_seed, batch_index):
+    """fetcher.fetch(keys) with torchlike's CPU generator seeded for this batch; the
+    generator's previous state is restored afterwards (in the main process that is
+    the user's stream, which loading must not disturb)."""
+    gen = torchlike.default_generator
+    saved = gen.get_state()
+    gen.manual_seed(batch_seed(base_seed, batch_index))
+    try:
+        return fetcher.fetch(keys)
+    finally:
+        gen.set_state(saved)
+
+
 def _die_with_parent():
     """Asks the kernel to kill this worker when the main process dies (Linux)."""
     try:
@@ -182,6 +208,7 @@ def worker_main(iterable, dataset, tasks, results, auto_collation, collate_fn, d
     except Exception:
         init_error = WorkerError(where)
     exhausted = False
+    epoch_seed = base_seed
     try:
         while True:
             if not tasks.poll(_PARENT_CHECK_S):
@@ -194,7 +221,8 @@ def worker_main(iterable, dataset, tasks, results, auto_collation, collate_fn, d
             generation, task_id, keys, returned = msg
             if returned:
                 _shm.take_back(returned)
-            if task_id is None:  # new epoch (persistent workers)
+            if task_id is None:  # new epoch (persistent workers); `keys` is its base seed
+                epoch_seed = keys
                 exhausted = False
                 if init_error is None and iterable:
                     try:
@@ -208,7 +236,7 @@ def worker_main(iterable, dataset, tasks, results, auto_collation, collate_fn, d
                 continue  # the main process stops counting on this worker when it sees StreamEnd
             else:
                 try:
-                    payload = fetcher.fetch(keys)
+                    payload = fetch_seeded(fetcher, keys, epoch_seed, task_id)
                 except StopIteration:
                     payload = StreamEnd(worker_id)
                     exhausted = True
