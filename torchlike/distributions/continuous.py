@@ -489,6 +489,13 @@ class Dirichlet(ExponentialFamily):
     def _natural_params(self):
         return (self.concentration,)
 
+    @property
+    def _mean_carrier_measure(self):
+        # With natural parameter c the base measure is h(x) = 1 / prod(x_i),
+        # and E[log x_i] = digamma(c_i) - digamma(c0).
+        c = self.concentration
+        return -(torchlike.digamma(c) - torchlike.digamma(c.sum(-1, keepdim=True))).sum(-1)
+
     def _log_normalizer(self, c):
         return torchlike.lgamma(c).sum(-1) - torchlike.lgamma(c.sum(-1))
 
@@ -554,6 +561,10 @@ class Beta(ExponentialFamily):
     @property
     def _natural_params(self):
         return (self.concentration1, self.concentration0)
+
+    @property
+    def _mean_carrier_measure(self):
+        return self._dirichlet._mean_carrier_measure
 
     def _log_normalizer(self, a, b):
         return torchlike.lgamma(a) + torchlike.lgamma(b) - torchlike.lgamma(a + b)
