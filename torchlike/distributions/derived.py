@@ -7,7 +7,7 @@ import numbers
 import torchlike
 from torchlike.distributions import constraints
 from torchlike.distributions.continuous import Cauchy, Exponential, Gamma, Normal, Uniform
-from torchlike.distributions.discrete import Categorical
+from torchlike.distributions.discrete import Categorical, _BinaryParams
 from torchlike.distributions.distribution import Distribution
 from torchlike.distributions.transforms import (
     AbsTransform,
@@ -24,9 +24,6 @@ from torchlike.distributions.utils import (
     broadcast_all,
     clamp_probs,
     euler_constant,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = [
@@ -655,7 +652,7 @@ class LogisticNormal(TransformedDistribution):
         return self.base_dist.base_dist.scale
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_BinaryParams, Distribution):
     """Logit of a RelaxedBernoulli sample (the Binary Concrete of
     Maddison et al. 2017, in logit space)."""
 
@@ -664,15 +661,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch = _Size() if isinstance(given, numbers.Number) else self._param.size()
+        batch = self._set_binary(probs, logits)
         super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -689,18 +678,6 @@ class LogitRelaxedBernoulli(Distribution):
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     has_rsample = True
 

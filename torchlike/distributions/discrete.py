@@ -4,7 +4,6 @@ import math
 import numbers
 
 import torchlike
-from torchlike import _C
 from torchlike.distributions import constraints
 from torchlike.distributions.distribution import Distribution, ExponentialFamily
 from torchlike.distributions.utils import (

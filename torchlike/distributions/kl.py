@@ -3,7 +3,6 @@ distribution types; `kl_divergence` dispatches to the most specific
 registered pair."""
 import math
 import warnings
-from functools import total_ordering
 
 import torchlike
 from torchlike.distributions.continuous import (
@@ -16,6 +15,7 @@ from torchlike.distributions.continuous import (
     Normal,
     Uniform,
 )
+from torchlike.distributions.continuous_bernoulli import ContinuousBernoulli
 from torchlike.distributions.derived import (
     Gumbel,
     HalfNormal,
@@ -32,7 +32,7 @@ from torchlike.distributions.discrete import (
     OneHotCategorical,
     Poisson,
 )
-from torchlike.distributions.distribution import Distribution, ExponentialFamily
+from torchlike.distributions.distribution import ExponentialFamily
 from torchlike.distributions.multivariate import LowRankMultivariateNormal, MultivariateNormal
 from torchlike.distributions.utils import _sum_rightmost, euler_constant
 
@@ -338,6 +338,10 @@ for _pq in [
     (Exponential, Beta), (Exponential, Uniform), (Exponential, Pareto),
     (Gamma, Beta), (Gamma, Uniform), (Gamma, Pareto),
     (Gumbel, Exponential), (Gumbel, Gamma), (Gumbel, Beta), (Gumbel, Uniform), (Gumbel, Pareto),
+    (Beta, Pareto), (Pareto, Beta), (Pareto, Uniform), (Poisson, Bernoulli), (Poisson, Binomial),
+    (ContinuousBernoulli, Pareto),
+    (Normal, ContinuousBernoulli), (Laplace, ContinuousBernoulli), (Gumbel, ContinuousBernoulli),
+    (Exponential, ContinuousBernoulli), (Gamma, ContinuousBernoulli), (Pareto, ContinuousBernoulli),
 ]:
     register_kl(*_pq)(_infinite)
 
@@ -426,3 +430,118 @@ def _kl_normal_gumbel(p, q):
 @register_kl(LogNormal, LogNormal)
 def _kl_lognormal_lognormal(p, q):
     return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+def _kl_to_normal_by_moments(p, q):
+    """KL(p || N(m, s^2)) = -H(p) + log(s sqrt(2 pi)) + (Var p + (E p - m)^2) / (2 s^2)
+    for any p with known entropy, mean and variance (inf when Var p is)."""
+    var_q = q.scale.pow(2)
+    spread = p.variance + (p.mean - q.loc).pow(2)
+    return -p.entropy() + 0.5 * (2 * math.pi * var_q).log() + spread / (2 * var_q)
+
+
+for _p in (Beta, ContinuousBernoulli, Gumbel, Laplace, Pareto):
+    register_kl(_p, Normal)(_kl_to_normal_by_moments)
+
+
+def _kl_to_gumbel(p, q, mean_exp_neg):
+    """KL(p || Gumbel(m, b)) = -H(p) + log b + E[z] + E[exp(-z)], z = (x - m) / b;
+    `mean_exp_neg` is E[exp(-x / b)] under p."""
+    b = q.scale
+    return -p.entropy() + b.log() + (p.mean - q.loc) / b + (q.loc / b).exp() * mean_exp_neg
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    b = q.scale
+    span = p.high - p.low
+    return _kl_to_gumbel(p, q, b / span * ((-p.low / b).exp() - (-p.high / b).exp()))
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    return _kl_to_gumbel(p, q, p.rate / (p.rate + q.scale.reciprocal()))
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    ratio = p.rate / (p.rate + q.scale.reciprocal())
+    return _kl_to_gumbel(p, q, ratio.pow(p.concentration))
+
+
+def _kl_to_exponential(p, q):
+    """-H(p) - log(rate) + rate E[x], for p on the non-negative reals."""
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+def _kl_to_gamma(p, q, mean_log):
+    """-H(p) - E[log q(x)] with log q = a log b - lgamma(a) + (a-1) log x - b x."""
+    a, b = q.concentration, q.rate
+    return -p.entropy() - a * b.log() + torchlike.lgamma(a) - (a - 1) * mean_log + b * p.mean
+
+
+for _p in (Beta, ContinuousBernoulli, Pareto):
+    register_kl(_p, Exponential)(_kl_to_exponential)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    a, b = p.concentration1, p.concentration0
+    return _kl_to_gamma(p, q, torchlike.digamma(a) - torchlike.digamma(a + b))
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    kl = _kl_to_gamma(p, q, p.scale.log() + p.alpha.reciprocal())
+    return _where_inf(p.alpha <= 1, kl)
+
+
+def _uniform_mean_log(low, high):
+    """E[log x] for x ~ U(low, high), 0 <= low < high."""
+    return (torchlike.xlogy(high, high) - torchlike.xlogy(low, low)) / (high - low) - 1
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    a, b = q.concentration1, q.concentration0
+    log_norm = torchlike.lgamma(a) + torchlike.lgamma(b) - torchlike.lgamma(a + b)
+    low, high = p.low.clamp(0, 1), p.high.clamp(0, 1)
+    mean_log_x = _uniform_mean_log(low, high)
+    mean_log_1mx = _uniform_mean_log(1 - high, 1 - low)
+    kl = -p.entropy() + log_norm - (a - 1) * mean_log_x - (b - 1) * mean_log_1mx
+    return _where_inf((p.low < 0) | (p.high > 1), kl)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    s, alpha = q.scale, q.alpha
+    low = torchlike.maximum(p.low, s)
+    kl = -p.entropy() - alpha.log() - alpha * s.log() + (alpha + 1) * _uniform_mean_log(low, p.high)
+    return _where_inf(p.low < s, kl)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    # E_p[log q(x)] over x in {0, 1} = p log(rate) - rate
+    return -p.entropy() + q.rate - p.probs * q.rate.log()
+
+
+def _kl_to_continuous_bernoulli(p, q):
+    """-H(p) - E[x logit(lam) + log(1 - lam) + log C(lam)] for p on [0, 1]."""
+    return -p.entropy() - p.mean * q.logits - torchlike.log1p(-q.probs) - q._log_normalizer_of_probs()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return _kl_to_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    return _where_inf((p.low < 0) | (p.high > 1), _kl_to_continuous_bernoulli(p, q))
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    kl = -p.entropy() + (q.high - q.low).log()
+    return _where_inf((q.low > 0) | (q.high < 1), kl)

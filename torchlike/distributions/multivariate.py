@@ -361,9 +361,23 @@ class Wishart(ExponentialFamily):
         return noise + torchlike.diag_embed(diag)
 
     def rsample(self, sample_shape=_Size(), max_try_correction=None):
-        A = self._bartlett(sample_shape)
-        LA = self._unbroadcasted_scale_tril @ A
-        return LA @ LA.mT
+        """Bartlett decomposition: L A A^T L^T with A lower triangular.
+
+        In low precision a draw can round to a singular matrix; such draws
+        are redrawn up to `max_try_correction` times (default 3 when
+        validating), warning each time, as PyTorch does."""
+        tries = (3 if self._validate_args else 0) if max_try_correction is None else max_try_correction
+        LA = self._unbroadcasted_scale_tril @ self._bartlett(sample_shape)
+        out = LA @ LA.mT
+        for _ in range(tries):
+            singular = torchlike.linalg.cholesky_ex(out.detach()).info != 0
+            if not bool(singular.any()):
+                break
+            warnings.warn("Singular sample detected.")
+            LA = self._unbroadcasted_scale_tril @ self._bartlett(sample_shape)
+            redrawn = LA @ LA.mT
+            out = torchlike.where(singular.reshape(tuple(singular.shape) + (1, 1)), redrawn, out)
+        return out
 
     def log_prob(self, value):
         if self._validate_args:

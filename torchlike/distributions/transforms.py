@@ -2,12 +2,9 @@
 with log|det J| so densities can be pushed through them."""
 import math
 import numbers
-import operator
 import weakref
-from functools import reduce
 
 import torchlike
-from torchlike import _C
 from torchlike.distributions import constraints
 from torchlike.distributions.utils import _sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
@@ -35,10 +32,6 @@ __all__ = [
 ]
 
 _softplus = torchlike.nn.functional.softplus
-
-
-def _is_tensor(x):
-    return isinstance(x, _C.TensorBase)
 
 
 class Transform:
