@@ -888,3 +888,79 @@ def test_torch_parity_transforms_and_lkj():
     p = D.Gumbel(t64(0.3), t64(1.2)), D.Gumbel(t64(-0.5), t64(2.0))
     tp = torch.distributions.Gumbel(0.3, 1.2), torch.distributions.Gumbel(-0.5, 2.0)
     np.testing.assert_allclose(float(D.kl_divergence(*p)), float(torch.distributions.kl_divergence(*tp)), rtol=1e-5)
+
+
+@requires_torch
+def test_torch_parity_composite_distributions():
+    import torch
+
+    td = torch.distributions
+    f = lambda a: torch.tensor(a, dtype=torch.float64)  # noqa: E731
+    pairs = [
+        (D.LogisticNormal(t64([0.2, -0.4]), t64([1.0, 0.5])), td.LogisticNormal(f([0.2, -0.4]), f([1.0, 0.5])),
+         [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]),
+        (D.RelaxedBernoulli(t64(0.7), probs=t64([0.3, 0.8])), td.RelaxedBernoulli(f(0.7), probs=f([0.3, 0.8])),
+         [0.2, 0.9]),
+        (D.RelaxedOneHotCategorical(t64(0.7), logits=t64([0.3, -0.8, 0.1])),
+         td.RelaxedOneHotCategorical(f(0.7), logits=f([0.3, -0.8, 0.1])), [[0.2, 0.5, 0.3]]),
+        (D.Multinomial(5, t64([0.2, 0.3, 0.5])), td.Multinomial(5, f([0.2, 0.3, 0.5])), [[1.0, 1.0, 3.0], [0.0, 5.0, 0.0]]),
+        (D.Wishart(t64(4.5), scale_tril=t64([[1.0, 0.0], [0.4, 0.8]])),
+         td.Wishart(f(4.5), scale_tril=f([[1.0, 0.0], [0.4, 0.8]])), [[[2.0, 0.3], [0.3, 1.0]]]),
+        (D.LowRankMultivariateNormal(t64([0.0, 1.0]), t64([[1.0], [0.3]]), t64([0.5, 0.2])),
+         td.LowRankMultivariateNormal(f([0.0, 1.0]), f([[1.0], [0.3]]), f([0.5, 0.2])), [[0.3, 0.4]]),
+        (D.Independent(D.Laplace(t64([0.0, 1.0]), t64(2.0)), 1), td.Independent(td.Laplace(f([0.0, 1.0]), f(2.0)), 1),
+         [[0.3, 0.4]]),
+        (D.HalfCauchy(t64(1.5)), td.HalfCauchy(f(1.5)), [0.3, 4.0]),
+        (D.Geometric(logits=t64(0.3)), td.Geometric(logits=f(0.3)), [0.0, 3.0]),
+        (D.Poisson(t64(2.5)), td.Poisson(f(2.5)), [0.0, 3.0]),
+        (D.Dirichlet(t64([0.5, 2.0, 3.0])), td.Dirichlet(f([0.5, 2.0, 3.0])), [[0.2, 0.5, 0.3]]),
+    ]
+    for ours, ref, xs in pairs:
+        np.testing.assert_allclose(npy(ours.log_prob(t64(xs))), ref.log_prob(f(xs)).numpy(), rtol=1e-9, atol=1e-12)
+        assert ours.batch_shape == tl.Size(ref.batch_shape) and ours.event_shape == tl.Size(ref.event_shape)
+        for attr in ("mean", "variance"):
+            try:
+                want = getattr(ref, attr).numpy()
+            except NotImplementedError:
+                continue
+            np.testing.assert_allclose(npy(getattr(ours, attr)), want, rtol=1e-9)
+        try:
+            want = ref.entropy().numpy()
+        except NotImplementedError:
+            continue
+        np.testing.assert_allclose(npy(ours.entropy()), want, rtol=1e-7)
+
+
+def test_float32_defaults_and_misc():
+    d = D.Normal(0.0, 1.0)
+    assert d.loc.dtype == tl.float32 and d.sample((2,)).dtype == tl.float32
+    g = D.Gamma(tl.tensor([2.0]), 1.0)
+    s = g.rsample((4,))
+    assert s.dtype == tl.float32 and tuple(s.shape) == (4, 1)
+    a = tl.tensor([1.5], requires_grad=True)
+    D.Gamma(a, 1.0).rsample((3,)).sum().backward()
+    assert a.grad is not None and a.grad.dtype == tl.float32 and bool(tl.isfinite(a.grad).all())
+    with pytest.warns(UserWarning, match="sample_n will be deprecated"):
+        assert tuple(d.sample_n(3).shape) == (3,)
+    # event dims: an affine map over a vector event
+    base = D.Independent(D.Normal(t64([0.0, 0.0]), t64(1.0)), 1)
+    td = D.TransformedDistribution(base, T.AffineTransform(t64([1.0, -1.0]), t64([2.0, 0.5]), event_dim=1))
+    assert td.event_shape == tl.Size([2]) and repr(td.support) == "IndependentConstraint(Real(), 1)"
+    x = t64([0.4, 0.2])
+    expect = stats.norm(1.0, 2.0).logpdf(0.4) + stats.norm(-1.0, 0.5).logpdf(0.2)
+    np.testing.assert_allclose(float(td.log_prob(x)), expect, rtol=1e-12)
+    cdt = T.CumulativeDistributionTransform(D.Normal(t64(0.0), t64(1.0)))
+    np.testing.assert_allclose(float(cdt(t64(0.5))), stats.norm.cdf(0.5), rtol=1e-12)
+    # a transformed Exponential through its own cdf is Uniform(0, 1)
+    u = D.TransformedDistribution(D.Exponential(t64(2.0)), [T.CumulativeDistributionTransform(D.Exponential(t64(2.0)))])
+    np.testing.assert_allclose(npy(u.log_prob(t64([0.1, 0.7]))), [0.0, 0.0], atol=1e-12)
+
+
+def test_wishart_redraws_singular_samples(monkeypatch):
+    w = D.Wishart(t64(3.0), t64([[1.0, 0.0], [0.0, 1.0]]))
+    draws = iter([t64([[1.0, 0.0], [0.0, 0.0]]), t64([[1.0, 0.0], [0.5, 2.0]])])
+    monkeypatch.setattr(w, "_bartlett", lambda shape: next(draws))
+    with pytest.warns(UserWarning, match="Singular sample detected."):
+        s = w.rsample()
+    assert bool(C.positive_definite.check(s))
+    np.testing.assert_allclose(npy(s), [[1.0, 0.5], [0.5, 4.25]], rtol=1e-12)
