@@ -833,7 +833,7 @@ class MixtureSameFamily(Distribution):
                 )
         k_mix = mixture_distribution.logits.shape[-1]
         k_comp = component_distribution.batch_shape[-1]
-        if k_mix is not None and k_comp is not None and k_mix != k_comp:
+        if k_mix != k_comp:
             raise ValueError(
                 f"`mixture_distribution component` ({k_mix}) does not equal "
                 f"`component_distribution.batch_shape[-1]` ({k_comp})"

@@ -34,10 +34,6 @@ class FileWriter:
     def add_summary(self, summary, global_step=None, walltime=None):
         self.add_event(Event(summary=summary), global_step, walltime)
 
-    def add_graph(self, graph_profile, walltime=None):
-        graph, stepstats = graph_profile
-        self.add_event(Event(graph_def=graph.SerializeToString()), None, walltime)
-
     def flush(self):
         self.event_writer.flush()
 
