@@ -964,3 +964,19 @@ def test_wishart_redraws_singular_samples(monkeypatch):
         s = w.rsample()
     assert bool(C.positive_definite.check(s))
     np.testing.assert_allclose(npy(s), [[1.0, 0.5], [0.5, 4.25]], rtol=1e-12)
+
+
+def test_submodule_names_like_torch():
+    import importlib
+
+    from torchlike.distributions.normal import Normal
+    from torchlike.distributions.one_hot_categorical import OneHotCategoricalStraightThrough
+    from torchlike.distributions.exp_family import ExponentialFamily
+
+    assert Normal is D.Normal and OneHotCategoricalStraightThrough is D.OneHotCategoricalStraightThrough
+    assert ExponentialFamily is D.ExponentialFamily
+    for name in ("relaxed_bernoulli", "studentT", "lowrank_multivariate_normal", "kl", "constraint_registry"):
+        mod = importlib.import_module("torchlike.distributions." + name)
+        assert importlib.util.find_spec("torchlike.distributions." + name) is not None
+        for attr in getattr(mod, "__all__", []):
+            assert getattr(mod, attr) is getattr(D, attr, getattr(mod, attr))
