@@ -15,17 +15,23 @@ _Size = torchlike.Size
 _LOG_2PI = math.log(2 * math.pi)
 
 
-def _lower_solve(L, b):
-    """L^-1 b for a batch of lower-triangular L and vectors b (broadcast)."""
-    shape = torchlike.broadcast_shapes(tuple(L.shape[:-2]), tuple(b.shape[:-1]))
-    Lb = L.expand(shape + tuple(L.shape[-2:]))
-    bb = b.expand(shape + tuple(b.shape[-1:])).unsqueeze(-1)
-    return torchlike.linalg.solve_triangular(Lb, bb, upper=False).squeeze(-1)
-
-
 def _mahalanobis_sq(L, diff):
-    """|L^-1 diff|^2 (diff broadcast against L's batch)."""
-    return _lower_solve(L, diff).pow(2).sum(-1)
+    """|L^-1 diff|^2 for lower-triangular L (..., n, n) and diff (..., n).
+
+    diff may carry more leading (sample) dims than L's batch; those are
+    folded into the right-hand-side columns, so one triangular solve per
+    batch matrix handles all samples, instead of expanding L to every
+    sample."""
+    n = L.shape[-1]
+    full = tuple(torchlike.broadcast_shapes(tuple(L.shape[:-2]), tuple(diff.shape[:-1])))
+    n_batch = L.dim() - 2
+    extra, batch = full[: len(full) - n_batch], full[len(full) - n_batch:]
+    count = 1
+    for size in extra:
+        count *= size
+    rhs = diff.expand(full + (n,)).reshape((count,) + batch + (n,)).movedim(0, -1)  # (batch, n, count)
+    solved = torchlike.linalg.solve_triangular(L.expand(batch + (n, n)), rhs, upper=False)
+    return solved.pow(2).sum(-2).movedim(-1, 0).reshape(extra + batch)
 
 
 def _half_log_det(L):
