@@ -95,7 +95,7 @@ class Normal(ExponentialFamily, _LocScale):
 
     @property
     def variance(self):
-        return self.stddev.pow(2)
+        return self.scale * self.scale
 
     def sample(self, sample_shape=_Size()):
         with torchlike.no_grad():

@@ -221,8 +221,10 @@ def _kl_laplace_laplace(p, q):
 
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
-    var_ratio = (p.scale / q.scale).pow(2)
-    shift = ((p.loc - q.loc) / q.scale).pow(2)
+    # products, not pow(2): torchlike's pow has no fast path for small integer exponents
+    ratio = p.scale / q.scale
+    gap = (p.loc - q.loc) / q.scale
+    var_ratio, shift = ratio * ratio, gap * gap
     return 0.5 * (var_ratio + shift - 1 - var_ratio.log())
 
 

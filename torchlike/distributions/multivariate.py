@@ -31,7 +31,7 @@ def _mahalanobis_sq(L, diff):
         count *= size
     rhs = diff.expand(full + (n,)).reshape((count,) + batch + (n,)).movedim(0, -1)  # (batch, n, count)
     solved = torchlike.linalg.solve_triangular(L.expand(batch + (n, n)), rhs, upper=False)
-    return solved.pow(2).sum(-2).movedim(-1, 0).reshape(extra + batch)
+    return (solved * solved).sum(-2).movedim(-1, 0).reshape(extra + batch)
 
 
 def _half_log_det(L):
@@ -252,7 +252,7 @@ class LowRankMultivariateNormal(Distribution):
         d = self._unbroadcasted_cov_diag
         W = self._unbroadcasted_cov_factor
         proj = (W.mT @ (diff / d).unsqueeze(-1)).squeeze(-1)  # W^T D^-1 diff
-        m = (diff.pow(2) / d).sum(-1) - _mahalanobis_sq(self._capacitance_tril, proj)
+        m = (diff * diff / d).sum(-1) - _mahalanobis_sq(self._capacitance_tril, proj)
         return -0.5 * (self._event_shape[0] * _LOG_2PI + self._log_det() + m)
 
     def entropy(self):
