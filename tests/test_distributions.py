@@ -980,3 +980,23 @@ def test_submodule_names_like_torch():
         assert importlib.util.find_spec("torchlike.distributions." + name) is not None
         for attr in getattr(mod, "__all__", []):
             assert getattr(mod, attr) is getattr(D, attr, getattr(mod, attr))
+
+
+def test_copy_and_pickle():
+    import copy
+    import pickle
+
+    try:
+        copy.deepcopy(tl.ones(1))
+    except TypeError:
+        pytest.skip("tensors cannot be deep-copied in this build")
+    for d in (D.Normal(tl.tensor([0.0, 1.0]), 1.0), D.Bernoulli(logits=tl.tensor([0.3])),
+              D.MixtureSameFamily(D.Categorical(tl.ones(2)), D.Normal(tl.zeros(2), 1.0)),
+              D.TransformedDistribution(D.Normal(0.0, 1.0), [D.ExpTransform()])):
+        for clone in (copy.deepcopy(d), pickle.loads(pickle.dumps(d))):
+            assert type(clone) is type(d) and clone.batch_shape == d.batch_shape
+            v = d.sample()
+            np.testing.assert_allclose(npy(clone.log_prob(v)), npy(d.log_prob(v)), rtol=1e-12)
+    t = D.ExpTransform()
+    assert t.inv is not None
+    assert pickle.loads(pickle.dumps(t)) == t
