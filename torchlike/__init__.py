@@ -68,7 +68,6 @@ from torchlike._aliases import *  # noqa: E402,F401,F403  aliases and thin compo
 from torchlike._legacy_api import *  # noqa: E402,F401,F403  build facts, settings, deprecated forms, Tensor.new/cuda/...
 from torchlike import _tensor_misc  # noqa: E402,F401  Tensor.resize / resize_as (deprecated, out of place)
 from torchlike import _tensor_copy  # noqa: E402,F401  copy.deepcopy and pickle for tensors
-from torchlike import distributions  # noqa: E402,F401  imported eagerly, as torch does
 from torchlike._einsum_misc import *  # noqa: E402,F401,F403  einsum call forms, nuclear_norm, unravel_index, grid_sampler, embedding_bag
 from torchlike._statistics import *  # noqa: E402,F401,F403  histogram/histogramdd (int bins, range=), gradient
 from torchlike._random_dists import *  # noqa: E402,F401,F403  normal's requires_grad= and dtype= with out=
@@ -98,3 +97,16 @@ def is_floating_point(t):
 
 
 __version__ = "0.1.0"
+
+
+# Packages above the operator layer that a bare `import torchlike` need not load
+# (PyTorch imports them eagerly; here they load on first attribute access, which
+# keeps `import torchlike` fast). `import torchlike.optim` works as usual.
+_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"torchlike.{name}")
+    raise AttributeError(f"module 'torchlike' has no attribute '{name}'")
