@@ -60,7 +60,6 @@ from torchlike._C import Stream, Event  # noqa: E402,F401
 from torchlike._dtype_info import finfo, iinfo  # noqa: E402,F401
 from torchlike import autograd  # noqa: E402,F401
 from torchlike import nn  # noqa: E402,F401
-from torchlike import optim  # noqa: E402,F401
 from torchlike._linalg_torch import *  # noqa: E402,F401,F403  (also binds torchlike.linalg)
 from torchlike import accelerator, backends, testing  # noqa: E402,F401
 from torchlike._nn_act_loss import *  # noqa: E402,F401,F403  nn names PyTorch also has at the top level
