@@ -6,3 +6,5 @@ from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD"]
+
+from . import lr_scheduler
