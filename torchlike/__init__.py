@@ -68,6 +68,7 @@ from torchlike import special  # noqa: E402,F401
 from torchlike._aliases import *  # noqa: E402,F401,F403  aliases and thin compositions (absolute, fmax, windows, ...)
 from torchlike._legacy_api import *  # noqa: E402,F401,F403  build facts, settings, deprecated forms, Tensor.new/cuda/...
 from torchlike import _tensor_misc  # noqa: E402,F401  Tensor.resize / resize_as (deprecated, out of place)
+from torchlike import _tensor_copy  # noqa: E402,F401  copy.deepcopy and pickle for tensors
 from torchlike._einsum_misc import *  # noqa: E402,F401,F403  einsum call forms, nuclear_norm, unravel_index, grid_sampler, embedding_bag
 from torchlike._statistics import *  # noqa: E402,F401,F403  histogram/histogramdd (int bins, range=), gradient
 from torchlike._random_dists import *  # noqa: E402,F401,F403  normal's requires_grad= and dtype= with out=

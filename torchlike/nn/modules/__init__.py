@@ -1,0 +1,6 @@
+"""The nn module classes. Each layer family lives in its own file; this package
+re-exports them all, as torch.nn.modules does."""
+from torchlike.nn.modules.module import Module  # noqa: F401
+from torchlike.nn.modules.container import (  # noqa: F401
+    Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
+from torchlike.nn.modules.linear import Identity, Linear  # noqa: F401
