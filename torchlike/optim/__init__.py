@@ -7,4 +7,4 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD"]
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
