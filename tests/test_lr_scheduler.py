@@ -513,8 +513,12 @@ def test_step_observer_is_shared_and_not_pickled():
     assert opt._opt_called
     # the observer lives on the instance only: a pickled optimizer carries its plain state
     assert "step" not in opt.__getstate__()
-    restored = pickle.loads(pickle.dumps(s1.state_dict()))
-    assert restored == s1.state_dict()
+    s1.step()
+    for clone in (pickle.loads(pickle.dumps(s1)), copy.deepcopy(s1)):
+        assert clone.state_dict() == s1.state_dict()
+        assert clone.optimizer is not opt and lrs_of(clone.optimizer) == lrs_of(opt)
+        clone.optimizer.step()
+        clone.step()
 
 
 def test_get_lr_outside_step_warns():
@@ -798,6 +802,39 @@ def test_matches_pytorch(name):
     import torch
 
     _compare_runs(torch, PARITY[name])
+
+
+RESUMABLE = {
+    "step": lambda M, o, last: M.StepLR(o, 5, 0.3, last_epoch=last),
+    "cosine": lambda M, o, last: M.CosineAnnealingLR(o, 9, 0.004, last_epoch=last),
+    "linear": lambda M, o, last: M.LinearLR(o, 0.05, 0.8, 13, last_epoch=last),
+    "polynomial": lambda M, o, last: M.PolynomialLR(o, 23, 2.5, last_epoch=last),
+    "exponential": lambda M, o, last: M.ExponentialLR(o, 0.91, last_epoch=last),
+    "multiplicative": lambda M, o, last: M.MultiplicativeLR(o, lambda e: 0.9, last_epoch=last),
+    "warm_restarts": lambda M, o, last: M.CosineAnnealingWarmRestarts(o, 4, 2, last_epoch=last),
+    "cyclic": lambda M, o, last: M.CyclicLR(o, 0.01, 0.2, 3, last_epoch=last),
+    "one_cycle": lambda M, o, last: M.OneCycleLR(o, 0.3, total_steps=40, last_epoch=last),
+}
+
+
+@requires_torch
+@pytest.mark.parametrize("name", sorted(RESUMABLE))
+def test_resuming_with_last_epoch_matches_pytorch(name):
+    """The checkpoint pattern: a new scheduler built with last_epoch=k on a stepped optimizer."""
+    import torch
+
+    build = RESUMABLE[name]
+    _compare_runs(torch, lambda M, o: _resumed(M, o, build), n=20)
+
+
+def _resumed(M, opt, build):
+    first = build(M, opt, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(7):
+            opt.step()
+            first.step()
+    return build(M, opt, 7)
 
 
 @requires_torch
