@@ -53,18 +53,20 @@ def reject_capturable_on_cpu(params):
 
 def use_foreach(group):
     """The multi-tensor path is torchlike's default on every device: its
-    foreach kernels loop over the whole list in one native call. foreach=False
-    (or differentiable=True, which needs autograd through every op) selects
-    the per-tensor path; both give the same numbers."""
-    if group.get("differentiable"):
-        return False
+    foreach kernels loop over the whole list in one native call, and fused=True
+    takes it too. foreach=False (or differentiable=True, which needs autograd
+    through every op) selects the per-tensor path; both give the same numbers."""
     choice = group.get("foreach")
+    if group.get("differentiable"):
+        if choice:
+            raise AssertionError("_foreach ops don't support autograd")
+        return False
     if choice is None:
-        return hasattr(torchlike, "_foreach_add_")
-    return bool(choice)
+        return True
+    return bool(choice) or bool(group.get("fused"))
 
 
-def grads_of(group, maximize_aware=False):
+def grads_of(group):
     """(params, grads) for the group's parameters that have a gradient."""
     params, grads = [], []
     for p in group["params"]:
@@ -73,6 +75,23 @@ def grads_of(group, maximize_aware=False):
         params.append(p)
         grads.append(p.grad)
     return params, grads
+
+
+def check_betas_kind(betas):
+    tensors = [isinstance(b, torchlike.Tensor) for b in betas]
+    if any(tensors) and not all(tensors):
+        raise ValueError("betas must be either both floats or both Tensors")
+
+
+def advance_steps(steps, foreach=False):
+    """Add one to each float32 step counter; returns the new counts as
+    Python floats (the bias corrections are computed in double precision)."""
+    if foreach and steps:
+        torchlike._foreach_add_(steps, 1.0)
+    else:
+        for t in steps:
+            t.add_(1)
+    return [t.item() for t in steps]
 
 
 def new_step_counter():

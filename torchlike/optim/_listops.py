@@ -95,6 +95,10 @@ class _Single:
         return [x.neg() for x in xs]
 
     @staticmethod
+    def abs(xs):
+        return [x.abs() for x in xs]
+
+    @staticmethod
     def clone(xs):
         return [x.clone() for x in xs]
 
@@ -169,7 +173,7 @@ class _Multi:
 
     @staticmethod
     def sqrt(xs):
-        return torchlike._foreach_sqrt(xs) if xs else []
+        return list(torchlike._foreach_sqrt(xs)) if xs else []
 
     @staticmethod
     def maximum_(xs, ys):
@@ -178,11 +182,16 @@ class _Multi:
 
     @staticmethod
     def neg(xs):
-        return torchlike._foreach_neg(xs) if xs else []
+        return list(torchlike._foreach_neg(xs)) if xs else []
 
     @staticmethod
     def clone(xs):
-        return torchlike._foreach_clone(xs) if xs else []
+        # A copy involves no arithmetic: per-tensor clone is already one kernel each.
+        return [x.clone() for x in xs]
+
+    @staticmethod
+    def abs(xs):
+        return list(torchlike._foreach_abs(xs)) if xs else []
 
     @staticmethod
     def copy_(xs, ys):

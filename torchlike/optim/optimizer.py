@@ -265,8 +265,7 @@ class Optimizer:
                 to_zero.append(grad)
         if to_zero:
             foreach_zero = getattr(torchlike, "_foreach_zero_", None)
-            dense = [g for g in to_zero if not g.is_sparse]
-            if foreach_zero is not None and len(dense) == len(to_zero):
+            if foreach_zero is not None:
                 for bucket in _bucket_by_device_dtype(to_zero).values():
                     foreach_zero(bucket)
             else:
