@@ -9,7 +9,10 @@ import warnings
 
 import pytest
 
+import numpy as np
+
 import torchlike
+import torchlike.optim
 from torchlike.optim import SGD, Optimizer
 from torchlike.optim import lr_scheduler as L
 from tests.conftest import requires_torch
@@ -738,7 +741,10 @@ def _compare_runs(torch, build, kind="sgd", n=N_STEPS, lrs=BASES, epochs=None):
     """Build the same schedule on both sides (build gets the scheduler module and optimizer)."""
     import torch.optim.lr_scheduler as TL
 
-    ours_opt = make_opt(lrs, cls=BetaOpt if kind == "adam" else None)
+    if kind == "adam":
+        ours_opt = torchlike.optim.Adam([{"params": [p], "lr": lr} for p, lr in zip(_params(len(lrs)), lrs)], lr=lrs[0])
+    else:
+        ours_opt = make_opt(lrs)
     theirs_opt = _torch_opt(torch, lrs, kind)
     ours, theirs = build(L, ours_opt), build(TL, theirs_opt)
     views = [(_group_view(ours_opt), _group_view(theirs_opt))]
@@ -914,3 +920,42 @@ def test_signatures_match_pytorch():
         assert list(ours.parameters) == list(theirs.parameters), name
         for pname, p in ours.parameters.items():
             assert p.default == theirs.parameters[pname].default, (name, pname)
+
+
+@requires_torch
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_training_with_a_momentum_cycling_schedule_matches_pytorch(kind):
+    """Least squares trained with OneCycleLR (SGD momentum / Adam beta1 cycling) then SWALR:
+    the weights follow PyTorch's step for step."""
+    import torch
+    import torch.optim.lr_scheduler as TL
+    import torch.optim.swa_utils as TS
+
+    from torchlike.optim import swa_utils as S
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((32, 3))
+    y = x @ np.array([1.5, -2.0, 0.25]) + 0.1 * rng.standard_normal(32)
+    w0 = rng.standard_normal(3)
+
+    def setup(lib, optim, sched_mod, swa_mod):
+        w = lib.tensor(w0.copy(), requires_grad=True)
+        opt = optim.SGD([w], lr=0.01, momentum=0.9) if kind == "sgd" else optim.Adam([w], lr=0.01)
+        return w, opt, sched_mod.OneCycleLR(opt, max_lr=0.2, total_steps=25), swa_mod
+
+    sides = [setup(torchlike, torchlike.optim, L, S) + (torchlike,), setup(torch, torch.optim, TL, TS) + (torch,)]
+    swalrs = [None, None]
+    for step in range(40):
+        for i, (w, opt, sched, swa_mod, lib) in enumerate(sides):
+            opt.zero_grad()
+            loss = ((lib.tensor(x) @ w - lib.tensor(y)) ** 2).mean()
+            loss.backward()
+            opt.step()
+            if step < 24:
+                sched.step()
+            else:
+                if swalrs[i] is None:
+                    swalrs[i] = swa_mod.SWALR(opt, swa_lr=0.01, anneal_epochs=5)
+                swalrs[i].step()
+        ours_w, theirs_w = sides[0][0], sides[1][0]
+        np.testing.assert_allclose(np.array(ours_w.detach().tolist()), theirs_w.detach().numpy(), rtol=1e-9, atol=1e-12)

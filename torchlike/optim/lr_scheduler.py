@@ -207,7 +207,9 @@ class LRScheduler:
 
     def state_dict(self):
         """Everything but the optimizer (whose own state_dict holds the param groups)."""
-        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+        state = dict(self.__dict__)
+        state.pop("optimizer", None)
+        return state
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
@@ -571,20 +573,21 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def step(self, epoch=None):
         """Advance one epoch, or (no deprecation here) jump to the fractional ``epoch``."""
-        if epoch is None and self.last_epoch < 0:
-            epoch = 0
-        if epoch is None:
-            epoch = self.last_epoch + 1
-            self.T_cur = self.T_cur + 1
-            if self.T_cur >= self.T_i:
-                # wrap into the period (several periods at once when resuming with last_epoch);
-                # the next period grows once, as PyTorch's does
-                self.T_cur = self.T_cur % self.T_i
-                self.T_i = self.T_i * self.T_mult
-        else:
+        if epoch is not None:
             if epoch < 0:
                 raise ValueError(f"Expected non-negative epoch, but got {epoch}")
             self._locate(epoch)
+        elif self.last_epoch < 0:
+            epoch = 0  # the construction step of a fresh schedule
+            self._locate(epoch)
+        else:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                # wrap into the period (several periods at once when resuming with last_epoch);
+                # the next period grows once, as PyTorch's does
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
         self.last_epoch = math.floor(epoch)
         with _InsideStep(self):
             new_lrs = self.get_lr()

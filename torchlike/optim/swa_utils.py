@@ -100,8 +100,10 @@ def get_ema_avg_fn(decay=0.999):
     """A per-tensor ``avg_fn`` returning ``decay * ema + (1 - decay) * current``."""
     _check_decay(decay)
 
-    def ema_update(ema_param, current_param, num_averaged):
-        return decay * ema_param + (1 - decay) * current_param
+    keep, take = decay, 1 - decay
+
+    def ema_update(averaged, current, n):
+        return keep * averaged + take * current
 
     return ema_update
 
@@ -109,8 +111,9 @@ def get_ema_avg_fn(decay=0.999):
 def get_swa_avg_fn():
     """A per-tensor ``avg_fn`` returning the running mean after one more sample."""
 
-    def swa_update(averaged_param, current_param, num_averaged):
-        return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
+    def swa_update(averaged, current, n):
+        gap = current - averaged
+        return averaged + gap / (n + 1)
 
     return swa_update
 
@@ -225,11 +228,11 @@ def update_bn(loader, model, device=None):
         if bn_types and isinstance(layer, bn_types):
             layer.reset_running_stats()
             momenta[layer] = layer.momentum
-    if not momenta:
+    if len(momenta) == 0:
         return
 
-    was_training = model.training
-    model.train()
+    mode_before = model.training
+    model.train(True)
     for layer in momenta:
         layer.momentum = None
     try:
@@ -243,7 +246,7 @@ def update_bn(loader, model, device=None):
     finally:
         for layer, momentum in momenta.items():
             layer.momentum = momentum
-        model.train(was_training)
+        model.train(mode_before)
 
 
 def _cosine_anneal(t):
