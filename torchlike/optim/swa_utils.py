@@ -74,24 +74,25 @@ def get_swa_multi_avg_fn():
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         if not averaged_param_list:
             return
-        sub_all = _multi_kernel("_foreach_sub")
-        if sub_all is not None:
-            gaps = sub_all(current_param_list, averaged_param_list)
-        else:
-            gaps = [c - a for a, c in zip(averaged_param_list, current_param_list)]
-        if isinstance(num_averaged, Tensor):
-            # the count stays a tensor (it may live on the accelerator): divide by it
+        if isinstance(num_averaged, Tensor) and num_averaged.device.type != "cpu":
+            # keep an accelerator-resident count there (reading it would synchronize)
+            sub_all = _multi_kernel("_foreach_sub")
+            if sub_all is not None:
+                gaps = sub_all(current_param_list, averaged_param_list)
+            else:
+                gaps = [c - a for a, c in zip(averaged_param_list, current_param_list)]
             count = num_averaged + 1
             for a, g in zip(averaged_param_list, gaps):
                 a.addcdiv_(g, count)
+            return
+        # avg + (cur - avg) / (n + 1) is a lerp towards cur: one in-place pass, no temporaries
+        share = 1.0 / (int(num_averaged) + 1)
+        lerp_all = _multi_kernel("_foreach_lerp_")
+        if lerp_all is not None:
+            lerp_all(averaged_param_list, current_param_list, share)
         else:
-            share = 1.0 / (num_averaged + 1)
-            add_all = _multi_kernel("_foreach_add_")
-            if add_all is not None:
-                add_all(averaged_param_list, gaps, alpha=share)
-            else:
-                for a, g in zip(averaged_param_list, gaps):
-                    a.add_(g, alpha=share)
+            for a, c in zip(averaged_param_list, current_param_list):
+                a.lerp_(c, share)
 
     return swa_update
 
