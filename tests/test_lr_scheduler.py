@@ -533,7 +533,14 @@ def test_get_lr_outside_step_warns():
 def test_base_get_lr_is_abstract_and_alias():
     with pytest.raises(NotImplementedError):
         L.LRScheduler(make_opt())
-    assert L._LRScheduler is L.LRScheduler
+    assert issubclass(L._LRScheduler, L.LRScheduler)
+
+    class Halving(L._LRScheduler):  # the pre-2.0 way of writing a custom schedule
+        def get_lr(self):
+            return [base * 0.5**self.last_epoch for base in self.base_lrs]
+
+    opt = make_opt(BASES)
+    assert_seq(run(opt, Halving(opt), 10), expected(lambda b, e: b * 0.5**e, n=10))
     assert issubclass(L.ReduceLROnPlateau, L.LRScheduler)
 
 

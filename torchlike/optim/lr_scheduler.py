@@ -277,8 +277,8 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-# The pre-2.0 name, still imported by older training code.
-_LRScheduler = LRScheduler
+class _LRScheduler(LRScheduler):
+    """The pre-2.0 name of :class:`LRScheduler`; older training code still subclasses it."""
 
 
 # --------------------------------------------------------------------------------------------
