@@ -966,3 +966,33 @@ def test_training_with_a_momentum_cycling_schedule_matches_pytorch(kind):
                 swalrs[i].step()
         ours_w, theirs_w = sides[0][0], sides[1][0]
         np.testing.assert_allclose(np.array(ours_w.detach().tolist()), theirs_w.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
+@requires_torch
+def test_tensor_lrs_match_pytorch():
+    """A tensor lr stays the same tensor object, filled in place, on both sides."""
+    import torch
+    import torch.optim.lr_scheduler as TL
+
+    builds = [lambda M, o: M.OneCycleLR(o, 0.1, total_steps=10), lambda M, o: M.CyclicLR(o, 0.01, 0.1, 2),
+              lambda M, o: M.CosineAnnealingLR(o, 5), lambda M, o: M.LambdaLR(o, lambda e: 0.5**e),
+              lambda M, o: M.ReduceLROnPlateau(o, patience=0)]
+    for build in builds:
+        sides = []
+        for lib, optim, mod in ((torchlike, torchlike.optim, L), (torch, torch.optim, TL)):
+            opt = optim.SGD([lib.zeros(1, requires_grad=True)], lr=lib.tensor(0.1), momentum=0.9)
+            held = opt.param_groups[0]["lr"]
+            sched = build(mod, opt)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for _ in range(3):
+                    opt.step()
+                    sched.step(1.0) if isinstance(sched, mod.ReduceLROnPlateau) else sched.step()
+            group = opt.param_groups[0]
+            assert group["lr"] is held
+            sides.append((float(group["lr"]), [float(v) for v in sched.get_last_lr()],
+                          [float(v) for v in getattr(sched, "base_lrs", [])], type(group.get("initial_lr")).__name__))
+        assert sides[0][0] == pytest.approx(sides[1][0], rel=1e-6)
+        assert sides[0][1] == pytest.approx(sides[1][1], rel=1e-6)
+        assert sides[0][2] == pytest.approx(sides[1][2], rel=1e-6)
+        assert sides[0][3] == sides[1][3]
