@@ -506,6 +506,28 @@ def test_call_order_warnings():
         sched.step()
 
 
+def test_step_observer_with_a_replaced_step_and_without_keeping_the_optimizer_alive():
+    import gc
+    import weakref
+
+    opt = make_opt()
+    calls = []
+    opt.step = lambda *a, **k: calls.append(a)
+    sched = L.StepLR(opt, 3)
+    opt.step(1)
+    assert calls == [(1,)] and opt._opt_called
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched.step()
+
+    opt = make_opt()
+    L.StepLR(opt, 3)
+    alive = weakref.ref(opt)
+    del opt
+    gc.collect()
+    assert alive() is None
+
+
 def test_step_observer_is_shared_and_not_pickled():
     opt = make_opt()
     s1 = L.StepLR(opt, 3)

@@ -101,27 +101,29 @@ class _StepObserver:
 
     _wrapped_by_lr_sched = True
 
-    def __init__(self, bound_step):
-        self._call = getattr(bound_step, "__func__", None)
-        owner = getattr(bound_step, "__self__", None)
-        if self._call is None or owner is None:
-            # step was already replaced by a plain callable: call it as is
-            self._call, owner = bound_step, None
-        self._owner = weakref.ref(owner) if owner is not None else None
-        update_wrapper(self, bound_step)
+    def __init__(self, optimizer, step):
+        self._optimizer_ref = weakref.ref(optimizer)
+        if getattr(step, "__self__", None) is optimizer:
+            # a bound method would hold the optimizer strongly: keep its function instead
+            self._function, self._callable = step.__func__, None
+        else:
+            # step was already replaced by some other callable: call that as it is
+            self._function, self._callable = None, step
+        update_wrapper(self, step)
 
     def __call__(self, *args, **kwargs):
-        if self._owner is None:
-            return self._call(*args, **kwargs)
-        opt = self._owner()
-        opt._opt_called = True
-        return self._call(opt, *args, **kwargs)
+        opt = self._optimizer_ref()
+        if opt is not None:
+            opt._opt_called = True
+        if self._callable is not None:
+            return self._callable(*args, **kwargs)
+        return self._function(opt, *args, **kwargs)
 
 
 def _observe_optimizer_step(optimizer):
     if getattr(optimizer.step, "_wrapped_by_lr_sched", False):
         return  # another scheduler on this optimizer already installed one
-    optimizer.step = _StepObserver(optimizer.step)
+    optimizer.step = _StepObserver(optimizer, optimizer.step)
 
 
 class _InsideStep:
