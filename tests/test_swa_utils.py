@@ -57,6 +57,10 @@ def test_multi_tensor_average_functions():
     S.get_ema_multi_avg_fn(0.5)(ints, [torchlike.tensor([3, 3])], 1)
     assert ints[0].tolist() == [6, 11] and ints[0].dtype == torchlike.int64  # 6.5, 11.5 truncated
     S.get_swa_multi_avg_fn()([], [], 1)  # nothing to do
+    # a count that lives off the CPU is divided by where it is, never read back (Meta: shapes only)
+    on_meta = [torchlike.zeros(3, device="meta")]
+    S.get_swa_multi_avg_fn()(on_meta, [torchlike.ones(3, device="meta")], torchlike.tensor(2).to("meta"))
+    assert on_meta[0].device.type == "meta" and tuple(on_meta[0].shape) == (3,)
 
 
 @pytest.mark.parametrize("factory", [S.get_ema_multi_avg_fn, S.get_ema_avg_fn])
