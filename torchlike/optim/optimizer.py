@@ -69,20 +69,26 @@ def _type_name(obj):
 
 
 def _hooked_step(raw_step):
-    """Wrap a subclass's step with the global and per-instance step hooks."""
+    """Wrap a subclass's step with the global and per-instance step hooks.
+
+    As in PyTorch, hooks see the call's positional arguments with the
+    optimizer first: hook(optimizer, (optimizer, *args), kwargs). A pre hook
+    may return replacement (args, kwargs), which the step is then called with.
+    """
 
     @functools.wraps(raw_step)
     def step(self, *args, **kwargs):
         # A subclass step that calls super().step() must not fire hooks twice.
         if getattr(self, "_inside_hooked_step", False):
             return raw_step(self, *args, **kwargs)
+        call_args = (self,) + args
         for hook in chain(list(_all_step_pre_hooks.values()),
                           list(self._optimizer_step_pre_hooks.values())):
-            replaced = hook(self, args, kwargs)
+            replaced = hook(self, call_args, kwargs)
             if replaced is None:
                 continue
             if isinstance(replaced, tuple) and len(replaced) == 2:
-                args, kwargs = replaced
+                call_args, kwargs = replaced
             else:
                 raise RuntimeError(
                     f"{raw_step} must return None or a tuple of (new_args, "
@@ -91,13 +97,13 @@ def _hooked_step(raw_step):
         try:
             differentiable = self.defaults.get("differentiable", False)
             with torchlike.set_grad_enabled(bool(differentiable)):
-                result = raw_step(self, *args, **kwargs)
+                result = raw_step(*call_args, **kwargs)
         finally:
             self._inside_hooked_step = False
         self._opt_called = True
         for hook in chain(list(self._optimizer_step_post_hooks.values()),
                           list(_all_step_post_hooks.values())):
-            hook(self, args, kwargs)
+            hook(self, call_args, kwargs)
         return result
 
     step._optim_hooked = True
@@ -370,18 +376,13 @@ class Optimizer:
             else:
                 new_state[key] = value
 
+        # The loaded hyperparameters (and parameter names, if saved) replace
+        # the group's; the parameters themselves stay the live ones.
         new_groups = []
         for mine, saved in zip(groups, saved_groups):
             merged = dict(saved)
             merged["params"] = mine["params"]
-            if "param_names" in mine:
-                merged["param_names"] = mine["param_names"]
             new_groups.append(merged)
-        # Keep 'params' first, as add_param_group lays groups out.
-        new_groups = [
-            dict(chain([("params", g["params"])],
-                       ((k, v) for k, v in g.items() if k != "params")))
-            for g in new_groups]
 
         self.__setstate__({"state": new_state, "param_groups": new_groups})
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):

@@ -192,9 +192,11 @@ class Rprop(Optimizer):
             moves = []
             for g, s in zip(grads, states):
                 agreement = g * s["prev"]
-                factor = torchlike.where(agreement > 0, grow,
-                                         torchlike.where(agreement < 0, shrink, 1.0))
-                s["step_size"].mul_(factor.to(s["step_size"].dtype)).clamp_(smallest, largest)
+                # Built in the step sizes' dtype so etas are not rounded to float32.
+                factor = torchlike.ones_like(s["step_size"])
+                factor.masked_fill_(agreement > 0, grow)
+                factor.masked_fill_(agreement < 0, shrink)
+                s["step_size"].mul_(factor).clamp_(smallest, largest)
                 # After a sign flip the coordinate rests for one step.
                 g = torchlike.where(agreement < 0, torchlike.zeros_like(g), g)
                 s["prev"].copy_(g)

@@ -16,9 +16,9 @@ namespace at::native {
 enum class ForeachFormula { Add, Sub, Mul, Div, Maximum, Addcmul, Addcdiv, Lerp, Sqrt, Neg, Abs };
 
 // Named operands of one dense row. `operand` stands in for a missing second
-// tensor (add.Scalar's number, lerp.Scalar's weight): like a wrapped Python
-// number it is first rounded to the row's dtype. `coeff` is the formula's own
-// Scalar (alpha, value), taken at computation precision.
+// tensor (add.Scalar's number, lerp.Scalar's weight); `coeff` is the
+// formula's own Scalar (alpha, value). Both enter at computation precision
+// (float for float16/bfloat16 rows), as in the single-tensor kernels.
 struct ForeachRow {
   const TensorBase* dst = nullptr;
   const TensorBase* a = nullptr;

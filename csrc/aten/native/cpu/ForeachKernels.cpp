@@ -41,8 +41,9 @@ void run_row(ForeachFormula formula, const ForeachRow& row) {
   const scalar_t* b = row.b ? row.b->data_ptr<scalar_t>() : nullptr;
   const scalar_t* c = row.c ? row.c->data_ptr<scalar_t>() : nullptr;
   const int64_t n = row.dst->numel();
-  // The stand-in for a missing tensor operand, rounded as a wrapped number is.
-  const acc_t k = static_cast<acc_t>(static_cast<scalar_t>(row.operand.to<acc_t>()));
+  // The stand-in for a missing tensor operand: like a wrapped Python number
+  // in the single-tensor kernels, it enters at computation precision.
+  const acc_t k = row.operand.to<acc_t>();
   const acc_t coeff = row.coeff.to<acc_t>();
 
   // Binary formulas take either the second tensor or the constant operand.
