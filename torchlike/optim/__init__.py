@@ -13,10 +13,8 @@ from .optimizer import Optimizer
 from .sgd import ASGD, SGD, Rprop
 from .sparse_adam import SparseAdam
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD"]
-
-from . import lr_scheduler, swa_utils
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
            "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam",
            "swap_in_optimizer_params_and_state"]
+
+from . import lr_scheduler, swa_utils
