@@ -16,3 +16,5 @@ from .sparse_adam import SparseAdam
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
            "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam",
            "swap_in_optimizer_params_and_state"]
+
+from . import lr_scheduler, swa_utils
