@@ -12,6 +12,11 @@ extern "C" void scipy_openblas_set_num_threads(int);
 
 namespace at {
 
+// OpenBLAS stays single-threaded: large GEMMs are split over this pool by
+// native/cpu/ParallelGemm.h instead, so only one pool of threads ever runs
+// (OpenBLAS's spinning pthreads and OpenMP's threads fought over the cores).
+static const int g_blas_single_threaded = (scipy_openblas_set_num_threads(1), 1);
+
 static std::atomic<int> g_threads{0};
 
 int get_num_threads() {
@@ -62,7 +67,7 @@ void set_num_threads(int n) {
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif
-  scipy_openblas_set_num_threads(n);
+  (void)g_blas_single_threaded;
 #ifdef TL_HAS_MXCSR
   if (g_flush_denormal.load()) apply_flush_denormal_everywhere(true);
 #endif

@@ -1,5 +1,5 @@
-// Intra-op parallelism. OpenMP underneath; the thread count is shared with
-// OpenBLAS through set_num_threads so the two never oversubscribe the cores.
+// Intra-op parallelism. OpenMP underneath; OpenBLAS runs single-threaded and
+// large GEMMs are split over this pool (native/cpu/ParallelGemm.h).
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "../../Parallel.h"
+#include "ParallelGemm.h"
 #include "../Copy.h"
 #include "../Linalg.h"
 #include "ops/addmm.h"
@@ -55,7 +56,7 @@ template <>
 struct Blas<float> {
   static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, float alpha,
                    const float* a, blasint lda, const float* b, blasint ldb, float beta, float* c, blasint ldc) {
-    scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    cpu_gemm::gemm<float>(ta == CblasTrans, tb == CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   static void gemv(CBLAS_TRANSPOSE t, blasint m, blasint n, float alpha, const float* a, blasint lda, const float* x,
                    blasint incx, float beta, float* y, blasint incy) {
@@ -70,7 +71,7 @@ template <>
 struct Blas<double> {
   static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, double alpha,
                    const double* a, blasint lda, const double* b, blasint ldb, double beta, double* c, blasint ldc) {
-    scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    cpu_gemm::gemm<double>(ta == CblasTrans, tb == CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   static void gemv(CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha, const double* a, blasint lda,
                    const double* x, blasint incx, double beta, double* y, blasint incy) {
@@ -137,8 +138,8 @@ void bgemm_blas(const TensorBase& c, TensorBase a, TensorBase b, T alpha, T beta
     return;
   }
   // Small matrices: one single-threaded BLAS call per batch entry, batches
-  // spread over the threads (OpenBLAS would not thread such small calls
-  // itself). Large ones: one call at a time, threaded inside OpenBLAS.
+  // spread over the threads. Large ones: one call at a time, each split over
+  // the threads by cpu_gemm::gemm.
   const int64_t work = m * n * k;
   if (work < (int64_t)64 * 64 * 64) {
     at::parallel_for(0, B, std::max<int64_t>(1, (int64_t)(1 << 16) / std::max<int64_t>(work, 1)),

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../../Parallel.h"
+#include "ParallelGemm.h"
 #include "../ConvPool.h"
 #include "../Copy.h"
 #include "ops/_convolution_weight_grad.h"
@@ -139,14 +140,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
     constexpr int64_t kMax = std::numeric_limits<blasint>::max();
     TL_CHECK(m <= kMax && n <= kMax && k <= kMax && lda <= kMax && ldb <= kMax && ldc <= kMax,
              "convolution: matrix dimensions exceed what the BLAS library can index");
-    const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
     const T beta = accumulate ? T(1) : T(0);
-    if constexpr (std::is_same_v<T, float>)
-      scipy_cblas_sgemm(CblasRowMajor, TA, TB, (blasint)m, (blasint)n, (blasint)k, 1.f, a, (blasint)lda, b,
-                        (blasint)ldb, beta, c, (blasint)ldc);
-    else
-      scipy_cblas_dgemm(CblasRowMajor, TA, TB, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b,
-                        (blasint)ldb, beta, c, (blasint)ldc);
+    cpu_gemm::gemm<T>(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
   } else {
     // Integers: wrap-around arithmetic in an unsigned type at least 32 bits wide.
     using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
@@ -169,15 +164,10 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   }
 }
 
-// Runs f(n, scratch, slot) for every image n in [0, N). With several images
-// they are spread over the threads, each running vol2col/col2vol and a
-// one-thread GEMM on its own column buffer: no hand-off between an OpenMP
-// loop and OpenBLAS's own thread pool, which on a busy machine costs more than
-// the GEMM. OpenBLAS (a pthreads build) would otherwise start its threads
-// inside our OpenMP region, so its thread count is set to 1 for the loop and
-// restored to the library's count after. Changing OpenBLAS's thread count
-// costs about a millisecond, so small problems (and a single image) run image
-// by image instead, with OpenBLAS threading each GEMM as it sees fit.
+// Images are spread over the threads when there is enough work; each image's
+// GEMMs then run single-threaded inside its thread (cpu_gemm::gemm does not
+// split inside a parallel region). Small problems (and a single image) run
+// image by image, each GEMM split over the threads by cpu_gemm::gemm.
 // `slot` (< get_num_threads()) is the same for every image one thread runs,
 // so callers can keep per-thread accumulators.
 template <class T, class F>
@@ -185,11 +175,6 @@ void for_each_image(int64_t N, int64_t scratch_numel, int64_t macs_per_image, co
   constexpr int64_t kParallelMacs = int64_t(1) << 24;
   const int nt = at::get_num_threads();
   if (N >= 2 && nt > 1 && !at::in_parallel_region() && N * macs_per_image >= kParallelMacs) {
-    struct BlasSingleThread {
-      int restore;
-      explicit BlasSingleThread(int n) : restore(n) { scipy_openblas_set_num_threads(1); }
-      ~BlasSingleThread() { scipy_openblas_set_num_threads(restore); }
-    } guard(nt);
     at::parallel_for(0, N, 1, [&](int64_t b, int64_t e) {
 #ifdef _OPENMP
       const int slot = std::min(omp_get_thread_num(), nt - 1);
