@@ -29,6 +29,9 @@ __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_para
 # and reused; keys are (id(module), tensor name).
 _cache_depth = 0
 _cache = {}
+# Values that stateless.functional_call substitutes for a parametrized tensor during
+# one call, by the same keys.
+_overrides = {}
 
 
 @contextlib.contextmanager
@@ -206,6 +209,10 @@ def _give_own_class(module):
 
 def _add_property(module, tensor_name):
     def read(self):
+        if _overrides:
+            value = _overrides.get((id(self), tensor_name))
+            if value is not None:
+                return value
         plist = self.parametrizations[tensor_name]
         if not _cache_depth:
             return plist()
