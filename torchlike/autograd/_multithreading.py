@@ -37,6 +37,10 @@ class set_multithreading_enabled:
         return self.__class__(self.mode)
 
     def __call__(self, fn):
+        # Used as a decorator the setting applies inside fn only: undo what
+        # __init__ just set.
+        _state.enabled = self.prev
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.clone():

@@ -52,7 +52,10 @@ class NestedIOFunction(Function):
 
             @staticmethod
             def backward(ctx, *grads):
-                grads_in = owner.backward_extended(*_rebuild(owner._out_spec, grads))
+                shaped = _rebuild(owner._out_spec, grads)
+                # Several outputs arrive as several arguments, a single one as one.
+                grads_in = owner.backward_extended(*shaped) if isinstance(shaped, (list, tuple)) \
+                    else owner.backward_extended(shaped)
                 if not isinstance(grads_in, tuple):
                     grads_in = (grads_in,)
                 # One gradient (or None) per flat input tensor, in the inputs' order.
