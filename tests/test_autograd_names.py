@@ -109,3 +109,53 @@ def test_set_multithreading_enabled():
     with set_multithreading_enabled(False):
         (x * 3).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+
+
+class _TransposedGrad(torchlike.autograd.Function):
+    """Identity whose backward hands back a transposed (column-major) gradient."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return torchlike.ones(g.shape[1], g.shape[0]).t()
+
+
+def test_enforce_grad_layout_policy():
+    from torchlike.autograd import enforce_grad_layout_policy
+
+    vf = torchlike._C._VariableFunctions
+    assert vf._grad_layout_policy_enforced()
+    # A permuted (dense) parameter: the gradient takes its strides under the contract.
+    p = torchlike.empty(2, 3, 4).permute(2, 0, 1).requires_grad_()
+    (p * 2).sum().backward()
+    assert p.grad.stride() == p.stride() == (1, 12, 4)
+    np.testing.assert_allclose(p.grad.numpy(), 2.0)
+    # A contiguous parameter given a column-major gradient: copied to row-major when
+    # enforced, kept as it is (no copy) when relaxed.
+    q = torchlike.randn(3, 4, requires_grad=True)
+    _TransposedGrad.apply(q).sum().backward()
+    assert q.grad.stride() == (4, 1)
+    q.grad = None
+    with enforce_grad_layout_policy(False):
+        assert not vf._grad_layout_policy_enforced()
+        _TransposedGrad.apply(q).sum().backward()
+        assert q.grad.stride() == (1, 3)
+    assert vf._grad_layout_policy_enforced()
+    np.testing.assert_allclose(q.grad.numpy(), 1.0)
+    # Accumulation into an existing gradient keeps its layout.
+    _TransposedGrad.apply(q).sum().backward()
+    np.testing.assert_allclose(q.grad.numpy(), 2.0)
+
+    enforce_grad_layout_policy(False)
+    assert not vf._grad_layout_policy_enforced()
+    enforce_grad_layout_policy()
+    assert vf._grad_layout_policy_enforced()
+
+    @enforce_grad_layout_policy(False)
+    def relaxed():
+        return vf._grad_layout_policy_enforced()
+
+    assert relaxed() is False and vf._grad_layout_policy_enforced()
