@@ -5,13 +5,17 @@ import sys
 import textwrap
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENV = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
 def _run(args, script=None, tmp_path=None):
     if script is not None:
         path = tmp_path / "prog.py"
         path.write_text(textwrap.dedent(script))
         args = [str(path)] + list(args)
     return subprocess.run([sys.executable, "-m", "torchlike.as_torch"] + list(args), capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=ENV)
 
 
 def test_import_forms_resolve_to_torchlike(tmp_path):
@@ -49,7 +53,7 @@ def test_module_mode(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "run.py").write_text("import torch\nprint('MOD', torch.__name__, torch.ones(2).sum().item())\n")
-    env = dict(os.environ, PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(ENV, PYTHONPATH=str(tmp_path) + os.pathsep + ENV["PYTHONPATH"])
     out = subprocess.run([sys.executable, "-m", "torchlike.as_torch", "-m", "mypkg.run"], capture_output=True,
                          text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
@@ -57,7 +61,7 @@ def test_module_mode(tmp_path):
 
 
 def test_usage_without_arguments():
-    out = subprocess.run([sys.executable, "-m", "torchlike.as_torch"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "torchlike.as_torch"], capture_output=True, text=True, timeout=60, env=ENV)
     assert out.returncode == 2 and "usage:" in out.stderr
 
 
@@ -73,7 +77,7 @@ def test_install_and_uninstall_in_process():
         assert not at.is_installed() and "torch" not in sys.modules
         print("OK")
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=ENV)
     assert out.returncode == 0 and "OK" in out.stdout, out.stderr
 
 
@@ -87,5 +91,5 @@ def test_install_refuses_when_real_torch_is_loaded():
         except RuntimeError as e:
             print("REFUSED", "already imported" in str(e))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=ENV)
     assert "REFUSED True" in out.stdout, out.stderr

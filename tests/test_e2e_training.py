@@ -24,6 +24,10 @@ SCRIPTS = {
 def _run(script, *extra, real_torch=False, env_extra=None):
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
+    # The torchlike under test is this checkout's, whatever is installed.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not real_torch:
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     env.update(env_extra or {})
     if real_torch:
         cmd = [sys.executable, os.path.join(HERE, script)]

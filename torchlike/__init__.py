@@ -73,6 +73,7 @@ from torchlike._statistics import *  # noqa: E402,F401,F403  histogram/histogram
 from torchlike._random_dists import *  # noqa: E402,F401,F403  normal's requires_grad= and dtype= with out=
 from torchlike._unique_mode import *  # noqa: E402,F401,F403  unique, unique_consecutive (+ Tensor methods)
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
+from torchlike.serialization import save, load  # noqa: E402,F401  (binds torchlike.serialization too)
 
 
 def set_default_dtype(d):
@@ -96,3 +97,16 @@ def is_floating_point(t):
 
 
 __version__ = "0.1.0"
+
+
+# Packages above the operator layer that a bare `import torchlike` need not load
+# (PyTorch imports them eagerly; here they load on first attribute access, which
+# keeps `import torchlike` fast). `import torchlike.optim` works as usual.
+_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"torchlike.{name}")
+    raise AttributeError(f"module 'torchlike' has no attribute '{name}'")

@@ -14,3 +14,13 @@ from torchlike.nn.modules.upsampling import *  # noqa: F401,F403
 from torchlike.nn.modules.distance import *  # noqa: F401,F403
 from torchlike.nn.modules.adaptive import *  # noqa: F401,F403
 from torchlike.nn.modules.linear_cross_entropy_options import *  # noqa: F401,F403
+from torchlike.nn.modules.conv import *  # noqa: F401,F403
+from torchlike.nn.modules.pooling import *  # noqa: F401,F403
+from torchlike.nn.modules.padding import *  # noqa: F401,F403
+from torchlike.nn.modules.batchnorm import *  # noqa: F401,F403
+from torchlike.nn.modules.instancenorm import *  # noqa: F401,F403
+from torchlike.nn.modules.normalization import *  # noqa: F401,F403
+from torchlike.nn.modules.dropout import *  # noqa: F401,F403
+from torchlike.nn.modules.sparse import *  # noqa: F401,F403
+from torchlike.nn.modules.lazy import *  # noqa: F401,F403
+from torchlike.nn.modules.linear_extra import *  # noqa: F401,F403
