@@ -13,6 +13,8 @@ cannot run on meta tensors; for such models pass device="cpu" to run a copy of t
 model on random inputs instead.
 """
 import copy
+import sys
+import types
 
 import torchlike
 from torchlike._tensor import Tensor
@@ -480,3 +482,15 @@ def summary(model, input_size=None, input_data=None, *, batch_dim=None, col_name
     if verbose:
         print(stats)
     return stats
+
+
+class _CallableModule(types.ModuleType):
+    """`torchlike.utils.summary` names both this module and its function; whichever
+    the package attribute ends up bound to (importing the submodule binds the module),
+    calling it must summarise."""
+
+    def __call__(self, *args, **kwargs):
+        return summary(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
