@@ -12,6 +12,12 @@
 #include "ops/add.h"
 #include "ops/clone.h"
 
+// Defined in autograd/Node.cpp next to AccumulateGrad, which reads the flag.
+namespace torchlike::autograd {
+bool grad_layout_policy_enforced();
+void set_grad_layout_policy_enforced(bool enforced);
+}  // namespace torchlike::autograd
+
 namespace tl::python {
 
 namespace ag = torchlike::autograd;
@@ -517,6 +523,16 @@ static PyObject* run_backward_py(PyObject*, PyObject* args) {
   TL_PY_END
 }
 
+static PyObject* set_grad_layout_policy_py(PyObject*, PyObject* v) {
+  int on = PyObject_IsTrue(v);
+  if (on < 0) return nullptr;
+  ag::set_grad_layout_policy_enforced(on == 1);
+  Py_RETURN_NONE;
+}
+static PyObject* grad_layout_policy_py(PyObject*, PyObject*) {
+  return PyBool_FromLong(ag::grad_layout_policy_enforced());
+}
+
 static PyObject* set_grad_enabled_py(PyObject*, PyObject* v) {
   ag::set_grad_enabled(PyObject_IsTrue(v) == 1);
   Py_RETURN_NONE;
@@ -573,6 +589,10 @@ void tl_init_autograd(MethodTables& t) {
   t.functions.emplace_back("", PyMethodDef{"_set_stack_provider", set_stack_provider_py, METH_O, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_make_function_node", make_function_node, METH_VARARGS, nullptr});
   t.functions.emplace_back("", PyMethodDef{"_set_history", set_history_py, METH_VARARGS, nullptr});
+  t.functions.emplace_back("", PyMethodDef{"_set_grad_layout_policy_enforced", set_grad_layout_policy_py, METH_O,
+                                           nullptr});
+  t.functions.emplace_back("", PyMethodDef{"_grad_layout_policy_enforced", grad_layout_policy_py, METH_NOARGS,
+                                           nullptr});
 }
 
 // Called after TensorBase is ready: attributes, and the _Node type.

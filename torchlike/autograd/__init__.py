@@ -70,3 +70,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # Imported eagerly: importing the submodule later would otherwise rebind these
 # package attributes to the module object.
 from torchlike.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
+from torchlike.autograd._variable import Variable, variable  # noqa: E402,F401
+from torchlike.autograd._nested_io import NestedIOFunction  # noqa: E402,F401
+from torchlike.autograd._multithreading import set_multithreading_enabled  # noqa: E402,F401
+from torchlike.autograd._grad_layout import enforce_grad_layout_policy  # noqa: E402,F401

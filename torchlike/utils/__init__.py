@@ -12,6 +12,9 @@ def __getattr__(name):
     if name in _SUBMODULES:
         module = importlib.import_module(f"{__name__}.{name}")
         if name == "summary" and hasattr(module, "summary"):
+            # Importing the submodule bound the package attribute to the module;
+            # rebind it to the function so that later lookups get the function too.
+            globals()["summary"] = module.summary
             return module.summary
         return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
