@@ -4,3 +4,4 @@ from torchlike.nn.modules.module import Module  # noqa: F401
 from torchlike.nn.modules.container import (  # noqa: F401
     Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
 from torchlike.nn.modules.linear import Identity, Linear  # noqa: F401
+from torchlike.nn.modules.rnn import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+from torchlike.nn.utils import rnn
