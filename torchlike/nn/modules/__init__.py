@@ -6,3 +6,4 @@ from torchlike.nn.modules.container import (  # noqa: F401
 from torchlike.nn.modules.linear import Identity, Linear  # noqa: F401
 from torchlike.nn.modules.rnn import *  # noqa: F401,F403
 from torchlike.nn.modules.activation_mha import *  # noqa: F401,F403
+from torchlike.nn.modules.transformer import *  # noqa: F401,F403
