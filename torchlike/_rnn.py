@@ -76,19 +76,21 @@ class _LSTMSequence(Function):
 
     Why: recorded op by op, every step leaves ~8 autograd nodes and two slow
     tanh calls. Here the forward runs without recording, computing tanh(x) as
-    2*sigmoid(2x) - 1 with in-place pointwise ops, and the backward needs one
-    addmm and four pointwise ops per step; the weight gradient is one matrix
-    product over all steps at the end.
+    2*sigmoid(2x) - 1 with in-place pointwise ops on (B, 4H) / (B, H) tensors,
+    and the backward needs one addmm plus a few pointwise ops per step; the
+    recurrent weight's gradient is one matrix product over all steps.
 
     Inputs: x_gates (T, B, 4H) = x W_ih^T + biases, h0 and c0 (B, H), w_hh (4H, H).
-    Outputs: out (T, B, H) in time order, h_n, c_n (B, H)."""
+    Outputs: out (T, B, H) in time order, h_n, c_n (B, H). Per-step lists are
+    indexed by time, whichever direction the recurrence runs."""
 
     @staticmethod
     def forward(ctx, x_gates, h0, c0, w_hh, reverse):
         steps, hsz = x_gates.shape[0], h0.shape[1]
         order = range(steps - 1, -1, -1) if reverse else range(steps)
         w_hh_t = w_hh.t()
-        acts, cells, half_tanh_cells, hiddens = [], [], [], []
+        out = h0.new_empty((steps,) + tuple(h0.shape))
+        acts, cells, half_tanh_cells = [None] * steps, [None] * steps, [None] * steps
         h, c = h0, c0
         for t in order:
             act = torchlike.addmm(x_gates[t], h, w_hh_t)
@@ -101,67 +103,71 @@ class _LSTMSequence(Function):
             half_tanh_c = torchlike.mul(c, 2)
             half_tanh_c.sigmoid_()
             half_tanh_c.sub_(0.5)                # tanh(c) / 2
-            h = torchlike.mul(act[:, 3 * hsz:], half_tanh_c)
+            h = torchlike.mul(act[:, 3 * hsz:], half_tanh_c, out=out[t])
             h.mul_(2)
-            acts.append(act)
-            cells.append(c)
-            half_tanh_cells.append(half_tanh_c)
-            hiddens.append(h)
-        # Kept in processing order (reversed in time for the reverse direction).
+            acts[t], cells[t], half_tanh_cells[t] = act, c, half_tanh_c
         ctx.reverse = reverse
-        ctx.lists = (acts, cells, half_tanh_cells, hiddens)
-        ctx.save_for_backward(h0, c0, w_hh)
-        out = torchlike.stack(hiddens[::-1] if reverse else hiddens, 0)
+        ctx.lists = (acts, cells, half_tanh_cells)
+        ctx.save_for_backward(h0, c0, w_hh, out)
         return out, h.clone(), c.clone()
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        h0, c0, w_hh = ctx.saved_tensors
-        acts, cells, half_tanh_cells, hiddens = ctx.lists
-        steps, batch, hsz = len(acts), h0.shape[0], h0.shape[1]
+        h0, c0, w_hh, out = ctx.saved_tensors
+        acts, cells, half_tanh_cells = ctx.lists
+        steps, hsz = len(acts), h0.shape[1]
         if steps == 0:
             return None, grad_hn, grad_cn, torchlike.zeros_like(w_hh), None
         if grad_out is None:
-            grad_out = h0.new_zeros((steps, batch, hsz))
-        elif ctx.reverse:
-            grad_out = grad_out.flip(0)
-        act = torchlike.stack(acts, 0)                           # (T, B, 4H)
-        in_g, forget_g = act[..., :hsz], act[..., hsz:2 * hsz]
-        tanh_g = act[..., 2 * hsz:3 * hsz] * 2
-        out_g = act[..., 3 * hsz:]
-        tanh_c = torchlike.stack(half_tanh_cells, 0) * 2
-        c_prev = torchlike.stack([c0] + cells[:-1], 0)
-        h_prev = torchlike.stack([h0] + hiddens[:-1], 0)
+            grad_out = out.new_zeros(out.shape)
+        # Backwards through the recurrence: the reverse direction ran from the
+        # last time step, so its backward runs from the first.
+        order = range(steps) if ctx.reverse else range(steps - 1, -1, -1)
+        first_t = steps - 1 if ctx.reverse else 0   # the step that read h0/c0
+        step = 1 if ctx.reverse else -1             # time offset of the preceding step
 
-        # Per-step factors that do not depend on the recurrence, for all steps at once:
-        # d gate = factor * dc for the input, forget and cell gates, factor * dh for the
-        # output gate; dc also collects dh * o * (1 - tanh(c)^2).
-        factors = torchlike.empty_like(act)
-        f4 = factors.view(steps, batch, 4, hsz)
-        torchlike.mul(tanh_g, in_g * (1 - in_g), out=f4[:, :, 0])
-        torchlike.mul(c_prev, forget_g * (1 - forget_g), out=f4[:, :, 1])
-        torchlike.mul(in_g, 1 - tanh_g * tanh_g, out=f4[:, :, 2])
-        torchlike.mul(tanh_c, out_g * (1 - out_g), out=f4[:, :, 3])
-        dc_from_dh = out_g * (1 - tanh_c * tanh_c)
-
-        grad_gates = torchlike.empty_like(act)
-        g4 = grad_gates.view(steps, batch, 4, hsz)
-        dh = grad_out[steps - 1] if grad_hn is None else grad_out[steps - 1] + grad_hn
+        # Everything per step on (B, 4H) / (B, H) tensors: temporaries over all
+        # steps cost more in fresh-page faults than the arithmetic itself.
+        one = h0.new_ones(())
+        grad_gates = acts[0].new_empty((steps,) + tuple(acts[0].shape))
         dc_carry = grad_cn
-        for k in range(steps - 1, -1, -1):
-            if k < steps - 1:
-                dh = torchlike.addmm(grad_out[k], grad_gates[k + 1], w_hh)
-            dc = dh * dc_from_dh[k] if dc_carry is None else torchlike.addcmul(dc_carry, dh, dc_from_dh[k])
-            torchlike.mul(f4[k, :, :3], dc.unsqueeze(1), out=g4[k, :, :3])
-            torchlike.mul(f4[k, :, 3], dh, out=g4[k, :, 3])
-            dc_carry = dc * forget_g[k]
+        next_grad = None
+        for t in order:
+            if next_grad is None:
+                dh = grad_out[t] if grad_hn is None else grad_out[t] + grad_hn
+            else:
+                dh = torchlike.addmm(grad_out[t], next_grad, w_hh)
+            act = acts[t]
+            in_g, forget_g, out_g = act[:, :hsz], act[:, hsz:2 * hsz], act[:, 3 * hsz:]
+            tanh_g = act[:, 2 * hsz:3 * hsz] * 2
+            tanh_c = half_tanh_cells[t] * 2
+            slope = torchlike.addcmul(act, act, act, value=-1)   # s(1 - s) of every sigmoid gate
+            # dc = carried dc + dh * o * (1 - tanh(c)^2)
+            dc_from_h = (dh * out_g) * torchlike.addcmul(one, tanh_c, tanh_c, value=-1)
+            dc = dc_from_h if dc_carry is None else dc_carry + dc_from_h
+            grad = grad_gates[t]
+            torchlike.mul(dc * tanh_g, slope[:, :hsz], out=grad[:, :hsz])
+            c_prev = c0 if t == first_t else cells[t + step]
+            torchlike.mul(dc * c_prev, slope[:, hsz:2 * hsz], out=grad[:, hsz:2 * hsz])
+            torchlike.mul(dc * in_g, torchlike.addcmul(one, tanh_g, tanh_g, value=-1),
+                          out=grad[:, 2 * hsz:3 * hsz])
+            torchlike.mul(dh * tanh_c, slope[:, 3 * hsz:], out=grad[:, 3 * hsz:])
+            dc_carry = dc * forget_g
+            next_grad = grad
 
-        flat = grad_gates.view(steps * batch, 4 * hsz)
-        grad_w_hh = flat.t().mm(h_prev.reshape(steps * batch, hsz))
-        grad_h0 = grad_gates[0].mm(w_hh)
-        grad_x = grad_gates.flip(0) if ctx.reverse else grad_gates
-        return grad_x, grad_h0, dc_carry, grad_w_hh, None
+        # dW_hh = sum_t dG[t]^T h_prev[t]: the step that read h0, plus every
+        # other step against the output of the step before it (a slice of out).
+        first_grad = grad_gates[first_t]
+        grad_w_hh = first_grad.t().mm(h0)
+        if steps > 1:
+            rows = (steps - 1) * h0.shape[0]
+            later = grad_gates[:-1] if ctx.reverse else grad_gates[1:]
+            earlier = out[1:] if ctx.reverse else out[:-1]
+            grad_w_hh = torchlike.addmm(grad_w_hh, later.reshape(rows, 4 * hsz).t(),
+                                        earlier.reshape(rows, hsz))
+        grad_h0 = first_grad.mm(w_hh)
+        return grad_gates, grad_h0, dc_carry, grad_w_hh, None
 
 
 # ---------------------------------------------------------------- one direction of one layer
