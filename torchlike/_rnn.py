@@ -23,6 +23,14 @@ __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu",
 
 # ---------------------------------------------------------------- one time step
 
+def _tanh(x):
+    """tanh(x) as 2*sigmoid(2x) - 1: torchlike's tanh kernel is a scalar libm
+    loop several times slower than its sigmoid, and the recurrences call it
+    every step. The absolute error stays within a few float eps."""
+    s = (x * 2).sigmoid()
+    return s + s - 1
+
+
 def _lstm_step(x_gates, state, w_hh_t, w_hr_t):
     """x_gates: this step's input projection with both biases folded in."""
     h, c = state
@@ -34,9 +42,9 @@ def _lstm_step(x_gates, state, w_hh_t, w_hr_t):
     in_gate = act[:, :hsz]
     forget_gate = act[:, hsz:2 * hsz]
     out_gate = act[:, 3 * hsz:]
-    candidate = gates[:, 2 * hsz:3 * hsz].tanh()
+    candidate = _tanh(gates[:, 2 * hsz:3 * hsz])
     c = torchlike.addcmul(forget_gate * c, in_gate, candidate)
-    h = out_gate * c.tanh()
+    h = out_gate * _tanh(c)
     if w_hr_t is not None:
         h = h.mm(w_hr_t)
     return h, (h, c)
@@ -49,7 +57,7 @@ def _gru_step(x_gates, state, w_hh_t, b_hh):
     reset_update = (x_gates[:, :2 * hsz] + h_gates[:, :2 * hsz]).sigmoid()
     reset = reset_update[:, :hsz]
     update = reset_update[:, hsz:]
-    new = torchlike.addcmul(x_gates[:, 2 * hsz:], reset, h_gates[:, 2 * hsz:]).tanh()
+    new = _tanh(torchlike.addcmul(x_gates[:, 2 * hsz:], reset, h_gates[:, 2 * hsz:]))
     # (1 - z) * n + z * h, written with one fused multiply-add.
     h = torchlike.addcmul(new, update, h - new)
     return h, (h,)
@@ -59,7 +67,7 @@ def _make_plain_step(nonlinearity):
     def step(x_gates, state, w_hh_t, unused):
         (h,) = state
         pre = torchlike.addmm(x_gates, h, w_hh_t)
-        h = pre.tanh() if nonlinearity == "tanh" else pre.relu()
+        h = _tanh(pre) if nonlinearity == "tanh" else pre.relu()
         return h, (h,)
     return step
 
@@ -88,35 +96,53 @@ class _LSTMSequence(Function):
     def forward(ctx, x_gates, h0, c0, w_hh, reverse):
         steps, hsz = x_gates.shape[0], h0.shape[1]
         order = range(steps - 1, -1, -1) if reverse else range(steps)
+        # When a gradient will be asked for, each step also stores the factors
+        # its backward needs (they are known now; only dh and dc are not):
+        #   coef[:, i|f|g|o] = d gate / d (its pre-activation) times tanh(g), c_prev,
+        #   i and tanh(c) respectively;  dc_coef = o * (1 - tanh(c)^2).
+        keep = any(ctx.needs_input_grad[:4])
         w_hh_t = w_hh.t()
         out = h0.new_empty((steps,) + tuple(h0.shape))
-        acts, cells, half_tanh_cells = [None] * steps, [None] * steps, [None] * steps
+        coefs, dc_coefs, forgets = [None] * steps, [None] * steps, [None] * steps
+        one = h0.new_ones(())
         h, c = h0, c0
         for t in order:
             act = torchlike.addmm(x_gates[t], h, w_hh_t)
+            in_g, forget_g, out_g = act[:, :hsz], act[:, hsz:2 * hsz], act[:, 3 * hsz:]
             cand = act[:, 2 * hsz:3 * hsz]
             cand.mul_(2)
             act.sigmoid_()
             cand.sub_(0.5)                       # now tanh(g) / 2
-            c = torchlike.mul(act[:, hsz:2 * hsz], c)
-            c.addcmul_(act[:, :hsz], cand, value=2)
+            c_prev = c
+            c = torchlike.mul(forget_g, c)
+            c.addcmul_(in_g, cand, value=2)
             half_tanh_c = torchlike.mul(c, 2)
             half_tanh_c.sigmoid_()
             half_tanh_c.sub_(0.5)                # tanh(c) / 2
-            h = torchlike.mul(act[:, 3 * hsz:], half_tanh_c, out=out[t])
+            h = torchlike.mul(out_g, half_tanh_c, out=out[t])
             h.mul_(2)
-            acts[t], cells[t], half_tanh_cells[t] = act, c, half_tanh_c
+            if keep:
+                slope = torchlike.addcmul(act, act, act, value=-1)   # s(1 - s) per gate
+                coef = torchlike.mul(slope, 2)
+                coef[:, :hsz].mul_(cand)
+                torchlike.mul(slope[:, hsz:2 * hsz], c_prev, out=coef[:, hsz:2 * hsz])
+                torchlike.mul(in_g, torchlike.addcmul(one, cand, cand, value=-4),
+                              out=coef[:, 2 * hsz:3 * hsz])
+                coef[:, 3 * hsz:].mul_(half_tanh_c)
+                coefs[t] = coef
+                dc_coefs[t] = out_g * torchlike.addcmul(one, half_tanh_c, half_tanh_c, value=-4)
+                forgets[t] = forget_g
         ctx.reverse = reverse
-        ctx.lists = (acts, cells, half_tanh_cells)
-        ctx.save_for_backward(h0, c0, w_hh, out)
+        ctx.lists = (coefs, dc_coefs, forgets)
+        ctx.save_for_backward(h0, w_hh, out)
         return out, h.clone(), c.clone()
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        h0, c0, w_hh, out = ctx.saved_tensors
-        acts, cells, half_tanh_cells = ctx.lists
-        steps, hsz = len(acts), h0.shape[1]
+        h0, w_hh, out = ctx.saved_tensors
+        coefs, dc_coefs, forgets = ctx.lists
+        steps, batch, hsz = len(coefs), h0.shape[0], h0.shape[1]
         if steps == 0:
             return None, grad_hn, grad_cn, torchlike.zeros_like(w_hh), None
         if grad_out is None:
@@ -125,12 +151,9 @@ class _LSTMSequence(Function):
         # last time step, so its backward runs from the first.
         order = range(steps) if ctx.reverse else range(steps - 1, -1, -1)
         first_t = steps - 1 if ctx.reverse else 0   # the step that read h0/c0
-        step = 1 if ctx.reverse else -1             # time offset of the preceding step
 
-        # Everything per step on (B, 4H) / (B, H) tensors: temporaries over all
-        # steps cost more in fresh-page faults than the arithmetic itself.
-        one = h0.new_ones(())
-        grad_gates = acts[0].new_empty((steps,) + tuple(acts[0].shape))
+        grad_gates = out.new_empty((steps, batch, 4 * hsz))
+        by_gate = grad_gates.view(steps, batch, 4, hsz)
         dc_carry = grad_cn
         next_grad = None
         for t in order:
@@ -138,30 +161,19 @@ class _LSTMSequence(Function):
                 dh = grad_out[t] if grad_hn is None else grad_out[t] + grad_hn
             else:
                 dh = torchlike.addmm(grad_out[t], next_grad, w_hh)
-            act = acts[t]
-            in_g, forget_g, out_g = act[:, :hsz], act[:, hsz:2 * hsz], act[:, 3 * hsz:]
-            tanh_g = act[:, 2 * hsz:3 * hsz] * 2
-            tanh_c = half_tanh_cells[t] * 2
-            slope = torchlike.addcmul(act, act, act, value=-1)   # s(1 - s) of every sigmoid gate
-            # dc = carried dc + dh * o * (1 - tanh(c)^2)
-            dc_from_h = (dh * out_g) * torchlike.addcmul(one, tanh_c, tanh_c, value=-1)
-            dc = dc_from_h if dc_carry is None else dc_carry + dc_from_h
-            grad = grad_gates[t]
-            torchlike.mul(dc * tanh_g, slope[:, :hsz], out=grad[:, :hsz])
-            c_prev = c0 if t == first_t else cells[t + step]
-            torchlike.mul(dc * c_prev, slope[:, hsz:2 * hsz], out=grad[:, hsz:2 * hsz])
-            torchlike.mul(dc * in_g, torchlike.addcmul(one, tanh_g, tanh_g, value=-1),
-                          out=grad[:, 2 * hsz:3 * hsz])
-            torchlike.mul(dh * tanh_c, slope[:, 3 * hsz:], out=grad[:, 3 * hsz:])
-            dc_carry = dc * forget_g
-            next_grad = grad
+            dc = dh * dc_coefs[t] if dc_carry is None else torchlike.addcmul(dc_carry, dh, dc_coefs[t])
+            coef = coefs[t].view(batch, 4, hsz)
+            torchlike.mul(coef[:, :3], dc.unsqueeze(1), out=by_gate[t, :, :3])
+            torchlike.mul(coef[:, 3], dh, out=by_gate[t, :, 3])
+            dc_carry = dc * forgets[t]
+            next_grad = grad_gates[t]
 
         # dW_hh = sum_t dG[t]^T h_prev[t]: the step that read h0, plus every
         # other step against the output of the step before it (a slice of out).
         first_grad = grad_gates[first_t]
         grad_w_hh = first_grad.t().mm(h0)
         if steps > 1:
-            rows = (steps - 1) * h0.shape[0]
+            rows = (steps - 1) * batch
             later = grad_gates[:-1] if ctx.reverse else grad_gates[1:]
             earlier = out[1:] if ctx.reverse else out[:-1]
             grad_w_hh = torchlike.addmm(grad_w_hh, later.reshape(rows, 4 * hsz).t(),
