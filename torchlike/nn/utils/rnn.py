@@ -10,8 +10,6 @@ instead of one op per time step.
 """
 import collections
 
-import numpy as np
-
 import torchlike
 
 __all__ = [
@@ -112,79 +110,84 @@ def invert_permutation(permutation):
     return inverse
 
 
-def _lengths_as_numpy(lengths):
-    """lengths (list, tuple or tensor) as an int64 NumPy vector, with torch's check on rank."""
+def _lengths_as_list(lengths):
+    """lengths (list, tuple or tensor) as a list of ints, with torch's check on rank."""
     if isinstance(lengths, torchlike.Tensor):
         if lengths.dim() != 1:
             raise RuntimeError(
                 "'lengths' argument should be a 1D CPU int64 tensor, but got "
                 f"{lengths.dim()}D cpu Long tensor")
-        return lengths.detach().cpu().numpy().astype(np.int64)
-    arr = np.asarray(lengths, dtype=np.int64)
-    if arr.ndim != 1:
-        raise RuntimeError(
-            f"'lengths' argument should be a 1D CPU int64 tensor, but got {arr.ndim}D cpu Long tensor")
-    return arr
+        return [int(v) for v in lengths.tolist()]
+    values = list(lengths)
+    if any(isinstance(v, (list, tuple)) for v in values):
+        raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu "
+                           "Long tensor")
+    return [int(v) for v in values]
 
 
 def _packed_positions(lengths, steps, batch, batch_first):
     """Row numbers, in the flattened (steps*batch) padded layout, of every
     packed row in packed order (time step major, then sorted batch entry)."""
-    step_idx, entry_idx = np.nonzero(np.arange(steps)[:, None] < lengths[None, :])
+    lengths_t = torchlike.tensor(lengths, dtype=torchlike.int64)
+    present = torchlike.arange(steps).unsqueeze(1) < lengths_t.unsqueeze(0)   # (steps, batch)
+    where = present.nonzero()
+    step_idx, entry_idx = where[:, 0], where[:, 1]
     if batch_first:
-        flat = entry_idx * steps + step_idx
-    else:
-        flat = step_idx * batch + entry_idx
-    return torchlike.from_numpy(np.ascontiguousarray(flat, dtype=np.int64))
+        return entry_idx * steps + step_idx
+    return step_idx * batch + entry_idx
 
 
 def _batch_sizes_for(lengths):
-    """batch_sizes of a packed batch whose sorted lengths are `lengths`."""
-    steps = np.arange(int(lengths[0]))
-    return (lengths[None, :] > steps[:, None]).sum(axis=1).astype(np.int64)
+    """batch_sizes of a packed batch whose sorted (decreasing) lengths are `lengths`."""
+    sizes = []
+    live = len(lengths)
+    for t in range(lengths[0]):
+        while live and lengths[live - 1] <= t:
+            live -= 1
+        sizes.append(live)
+    return torchlike.tensor(sizes, dtype=torchlike.int64)
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch, (T, B, *) or with batch_first (B, T, *), given each
     sequence's length. With enforce_sorted=False the batch may come in any order;
     the sorting permutation is kept in the result to undo it later."""
-    lengths_np = _lengths_as_numpy(lengths)
+    lengths = _lengths_as_list(lengths)
     batch_dim = 0 if batch_first else 1
     if enforce_sorted:
         sorted_indices = None
     else:
-        order = np.argsort(-lengths_np, kind="stable")
-        lengths_np = lengths_np[order]
-        sorted_indices = torchlike.from_numpy(order.astype(np.int64)).to(input.device)
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])   # stable
+        lengths = [lengths[i] for i in order]
+        sorted_indices = torchlike.tensor(order, dtype=torchlike.int64, device=input.device)
         input = input.index_select(batch_dim, sorted_indices)
 
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")
     batch = input.shape[batch_dim]
     steps = input.shape[1 - batch_dim]
-    if lengths_np.shape[0] != batch:
+    if len(lengths) != batch:
         raise RuntimeError(
-            f"Expected `len(lengths)` to be equal to batch_size, but got {lengths_np.shape[0]} "
+            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
             f"(batch_size={batch})")
-    if lengths_np[-1] <= 0:
+    if lengths[-1] <= 0:
         raise RuntimeError(
             "Length of all samples has to be greater than 0, but found an element in 'lengths' "
             "that is <= 0")
-    if np.any(np.diff(lengths_np) > 0):
+    if any(a < b for a, b in zip(lengths, lengths[1:])):
         raise RuntimeError(
             "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
             "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
             "sidestep this requirement if you do not need ONNX exportability.")
-    if lengths_np[0] > steps:
+    if lengths[0] > steps:
         raise RuntimeError(
             f"Expected sequence length to be at most {steps} (the padded length of the input), "
-            f"but got a length of {int(lengths_np[0])}")
+            f"but got a length of {lengths[0]}")
 
-    positions = _packed_positions(lengths_np, steps, batch, batch_first).to(input.device)
+    positions = _packed_positions(lengths, steps, batch, batch_first).to(input.device)
     flat = input.reshape((batch * steps,) + tuple(input.shape[2:]))
     data = flat.index_select(0, positions)
-    batch_sizes = torchlike.from_numpy(_batch_sizes_for(lengths_np))
-    return PackedSequence(data, batch_sizes, sorted_indices, None)
+    return PackedSequence(data, _batch_sizes_for(lengths), sorted_indices, None)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -192,9 +195,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     order) and an int64 tensor of the lengths. total_length pads the time
     dimension to that length (at least the longest sequence)."""
     data, batch_sizes = sequence.data, sequence.batch_sizes
-    sizes = batch_sizes.detach().cpu().numpy().astype(np.int64)
-    max_len = sizes.shape[0]
-    batch = int(sizes[0])
+    sizes = [int(v) for v in batch_sizes.tolist()]
+    max_len = len(sizes)
+    batch = sizes[0]
     if total_length is not None:
         if total_length < max_len:
             raise ValueError(
@@ -205,15 +208,18 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     else:
         steps = max_len
     # Entry b of the sorted batch lives in every step that still has more than b rows.
-    lengths_np = (sizes[None, :] > np.arange(batch)[:, None]).sum(axis=1).astype(np.int64)
+    lengths = [0] * batch
+    for rows in sizes:
+        for b in range(rows):
+            lengths[b] += 1
 
-    positions = _packed_positions(lengths_np, steps, batch, batch_first).to(data.device)
+    positions = _packed_positions(lengths, steps, batch, batch_first).to(data.device)
     trailing = tuple(data.shape[1:])
     flat = data.new_full((batch * steps,) + trailing, padding_value)
     flat = flat.index_copy(0, positions, data)
     padded = flat.reshape(((batch, steps) if batch_first else (steps, batch)) + trailing)
 
-    lengths = torchlike.from_numpy(lengths_np)
+    lengths = torchlike.tensor(lengths, dtype=torchlike.int64)
     if sequence.unsorted_indices is not None:
         batch_dim = 0 if batch_first else 1
         padded = padded.index_select(batch_dim, sequence.unsorted_indices)
