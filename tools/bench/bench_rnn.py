@@ -10,6 +10,11 @@ Cases:
   lstm_packed  the LSTM step on a packed batch of mixed lengths.
 
 Printed ratio is torchlike time / PyTorch time: at most 1.0 meets the target.
+On a machine busier than its core count, compare with --threads 1 as well:
+torchlike's OpenMP regions (pointwise ops over large tensors, and those run
+from the autograd engine's thread as well as the caller's) slow down badly
+when their second thread is descheduled, and that swamps the RNN's own cost.
+
 torchlike.optim may not exist in this checkout, so both libraries update
 with the same hand-written SGD loop (p -= lr * grad under no_grad)."""
 import argparse
