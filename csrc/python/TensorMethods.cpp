@@ -3,6 +3,8 @@
 // comparisons, attributes, and the metadata methods every tensor has.
 #include <Python.h>
 
+#include <utility>
+
 #include "Objects.h"
 #include "PythonArgParser.h"
 #include "aten/native/Copy.h"
@@ -349,6 +351,27 @@ static PyObject* m_make_subclass(PyObject*, PyObject* args) {
   TL_PY_END
 }
 
+// _swap_storage_(other): exchanges the buffers behind self's and other's
+// storages (same device, same size), so every tensor viewing self's storage
+// now reads what other's held and the reverse. torchlike.multiprocessing moves
+// a storage into shared memory this way, views included.
+static PyObject* m_swap_storage(PyObject* self, PyObject* other) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(is_tensor(other), "_swap_storage_: expected a tensor, not ", type_name(other));
+  c10::StorageImpl* a = unpack(self).unsafeGetTensorImpl()->storage().get();
+  c10::StorageImpl* b = unpack(other).unsafeGetTensorImpl()->storage().get();
+  TL_CHECK_VALUE(a->device() == b->device() && a->nbytes == b->nbytes,
+                 "_swap_storage_: the storages must be on one device and of one size (", a->nbytes, " and ",
+                 b->nbytes, " bytes)");
+  if (a != b) {
+    std::swap(a->data, b->data);
+    std::swap(a->allocator, b->allocator);
+    std::swap(a->resizable, b->resizable);
+  }
+  Py_RETURN_NONE;
+  TL_PY_END
+}
+
 static PyMethodDef tensor_methods[] = {
     {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, nullptr},
     {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, nullptr},
@@ -370,6 +393,7 @@ static PyMethodDef tensor_methods[] = {
     {"_is_same", m_is_same, METH_O, nullptr},
     {"_set_size_class", m_set_size_class, METH_O | METH_STATIC, nullptr},
     {"_make_subclass", m_make_subclass, METH_VARARGS | METH_STATIC, nullptr},
+    {"_swap_storage_", m_swap_storage, METH_O, nullptr},
 };
 
 static PyNumberMethods tensor_as_number;

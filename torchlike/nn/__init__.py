@@ -7,6 +7,7 @@ from torchlike.nn.modules import *  # noqa: F401,F403
 from torchlike.nn.modules import Module, Container, Sequential, ModuleList, ModuleDict  # noqa: F401
 from torchlike.nn.modules import ParameterList, ParameterDict, Identity, Linear  # noqa: F401
 from torchlike.nn import modules  # noqa: F401
+from torchlike.nn import utils  # noqa: F401
 
 
 def factory_kwargs(kwargs):

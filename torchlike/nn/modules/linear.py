@@ -52,3 +52,4 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+from torchlike.nn.modules.linear_extra import Bilinear, LazyLinear  # noqa: E402,F401  (torch.nn.modules.linear has them)
