@@ -252,6 +252,10 @@ def test_layer_structure_repr_and_keys():
     assert "(norm2): LayerNorm((8,), eps=1e-05, elementwise_affine=True, bias=True)" in text
     assert "(activation)" not in text and layer.activation_relu_or_gelu == 1
     assert nn.TransformerEncoderLayer(8, 2, activation="gelu").activation_relu_or_gelu == 2
+    with_module = nn.TransformerEncoderLayer(8, 2, 16, activation=nn.GELU())
+    assert with_module.activation_relu_or_gelu == 2
+    assert repr(with_module).endswith("(activation): GELU(approximate='none')\n)")
+    assert nn.TransformerEncoderLayer(8, 2, activation=torchlike.tanh).activation_relu_or_gelu == 0
     with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
         nn.TransformerEncoderLayer(8, 2, activation="tanh")
     dec = nn.TransformerDecoderLayer(8, 2, 16)
@@ -425,10 +429,8 @@ def test_mha_parity_with_torch(ctor, call_kwargs, kind):
 
 def _build(lib, kind, kwargs):
     if kind == "enc":
-        # A final norm only where both libraries have nn.LayerNorm in this checkout.
-        with_norm = hasattr(nn, "LayerNorm")
         return lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, **kwargs), 2,
-                                         norm=lib.nn.LayerNorm(8) if with_norm else None)
+                                         norm=lib.nn.LayerNorm(8))
     if kind == "dec":
         return lib.nn.TransformerDecoder(lib.nn.TransformerDecoderLayer(8, 2, 16, **kwargs), 2)
     return lib.nn.Transformer(8, 2, 2, 1, 16, **kwargs)

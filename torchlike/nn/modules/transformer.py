@@ -10,69 +10,16 @@ import warnings
 import torchlike
 from torchlike.nn import functional as F
 from torchlike.nn import init
+from torchlike.nn.modules.activation import GELU, ReLU
 from torchlike.nn.modules.activation_mha import MultiheadAttention
 from torchlike.nn.modules.container import ModuleList
+from torchlike.nn.modules.dropout import Dropout
 from torchlike.nn.modules.linear import Linear
 from torchlike.nn.modules.module import Module
-from torchlike.nn.parameter import Parameter
+from torchlike.nn.modules.normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
-
-
-# ---------------------------------------------------------------- LayerNorm and Dropout
-# These belong to other files of nn.modules; until those are present in this
-# checkout, minimal equivalents with the same names, parameters and reprs stand
-# in. The lookup prefers the package's own classes whenever they exist.
-
-class LayerNorm(Module):
-    """Stand-in for nn.LayerNorm (used only when nn.modules has none)."""
-
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                 device=None, dtype=None):
-        factory_kwargs = {"device": device, "dtype": dtype}
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torchlike.ones(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torchlike.zeros(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-
-    def forward(self, input):
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
-
-
-class Dropout(Module):
-    """Stand-in for nn.Dropout (used only when nn.modules has none)."""
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        self.p = p
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-def _module_class(name, stand_in):
-    from torchlike.nn import modules
-    return getattr(modules, name, stand_in)
 
 
 # ---------------------------------------------------------------- helpers
@@ -87,12 +34,9 @@ def _activation_from_name(name):
 
 def _relu_or_gelu_code(activation):
     """1 for ReLU, 2 for GELU (function or module), 0 otherwise, as PyTorch records it."""
-    from torchlike.nn import modules
-    relu_cls = getattr(modules, "ReLU", None)
-    gelu_cls = getattr(modules, "GELU", None)
-    if activation is F.relu or (relu_cls is not None and isinstance(activation, relu_cls)):
+    if activation is F.relu or isinstance(activation, ReLU):
         return 1
-    if activation is F.gelu or (gelu_cls is not None and isinstance(activation, gelu_cls)):
+    if activation is F.gelu or isinstance(activation, GELU):
         return 2
     return 0
 
@@ -152,18 +96,16 @@ class TransformerEncoderLayer(Module):
                  dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        norm_cls = _module_class("LayerNorm", LayerNorm)
-        drop_cls = _module_class("Dropout", Dropout)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **factory_kwargs)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
-        self.dropout = drop_cls(dropout)
+        self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
         self.norm_first = norm_first
-        self.norm1 = norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.norm2 = norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.dropout1 = drop_cls(dropout)
-        self.dropout2 = drop_cls(dropout)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _activation_from_name(activation)
         self.activation_relu_or_gelu = _relu_or_gelu_code(activation)
@@ -207,22 +149,20 @@ class TransformerDecoderLayer(Module):
                  dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        norm_cls = _module_class("LayerNorm", LayerNorm)
-        drop_cls = _module_class("Dropout", Dropout)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **factory_kwargs)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                                  batch_first=batch_first, **factory_kwargs)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
-        self.dropout = drop_cls(dropout)
+        self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
         self.norm_first = norm_first
-        self.norm1 = norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.norm2 = norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.norm3 = norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
-        self.dropout1 = drop_cls(dropout)
-        self.dropout2 = drop_cls(dropout)
-        self.dropout3 = drop_cls(dropout)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _activation_from_name(activation)
         self.activation = activation
@@ -371,19 +311,18 @@ class Transformer(Module):
         layer_args = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                           layer_norm_eps=layer_norm_eps, batch_first=batch_first,
                           norm_first=norm_first, bias=bias, **factory_kwargs)
-        norm_cls = _module_class("LayerNorm", LayerNorm)
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
             self.encoder = TransformerEncoder(
                 TransformerEncoderLayer(d_model, nhead, **layer_args), num_encoder_layers,
-                norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             self.decoder = TransformerDecoder(
                 TransformerDecoderLayer(d_model, nhead, **layer_args), num_decoder_layers,
-                norm_cls(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
