@@ -98,3 +98,16 @@ def is_floating_point(t):
 
 
 __version__ = "0.1.0"
+
+
+# Packages above the operator layer that a bare `import torchlike` need not load
+# (PyTorch imports them eagerly; here they load on first attribute access, which
+# keeps `import torchlike` fast). `import torchlike.optim` works as usual.
+_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"torchlike.{name}")
+    raise AttributeError(f"module 'torchlike' has no attribute '{name}'")

@@ -107,4 +107,36 @@ def _reduce_ex(self, protocol):
 
 Tensor.__deepcopy__ = _deepcopy
 Tensor.__reduce_ex__ = _reduce_ex
-_ = _C
+
+
+
+# Plain pickle of a dtype: by name through a function. The dtype objects have no
+# __module__, so pickle's default (a bare global name) makes it search every loaded
+# module for each one; torchlike.save spells dtypes as torch.<name> itself.
+def _dtype_by_name(name):
+    import torchlike
+    return getattr(torchlike, name)
+
+
+def _reduce_dtype(dtype):
+    return (_dtype_by_name, (str(dtype).rpartition(".")[2],))
+
+
+def _share_memory_(self):
+    """Moves this tensor's storage into shared memory (in place; views follow), so
+    torchlike.multiprocessing hands it to other processes without copying."""
+    from torchlike.multiprocessing import _reductions
+    return _reductions.share_memory_(self)
+
+
+def _is_shared(self):
+    """Whether this tensor's storage lives in shared memory."""
+    from torchlike.multiprocessing import _reductions
+    return _reductions.is_shared(self)
+
+
+import copyreg  # noqa: E402
+
+copyreg.pickle(_C.dtype, _reduce_dtype)
+Tensor.share_memory_ = _share_memory_
+Tensor.is_shared = _is_shared
