@@ -73,6 +73,7 @@ from torchlike._statistics import *  # noqa: E402,F401,F403  histogram/histogram
 from torchlike._random_dists import *  # noqa: E402,F401,F403  normal's requires_grad= and dtype= with out=
 from torchlike._unique_mode import *  # noqa: E402,F401,F403  unique, unique_consecutive (+ Tensor methods)
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
+from torchlike._rnn import *  # noqa: E402,F401,F403  lstm/gru/rnn_tanh/rnn_relu and their *_cell ops
 from torchlike.serialization import save, load  # noqa: E402,F401  (binds torchlike.serialization too)
 
 

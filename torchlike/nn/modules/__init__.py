@@ -4,6 +4,9 @@ from torchlike.nn.modules.module import Module  # noqa: F401
 from torchlike.nn.modules.container import (  # noqa: F401
     Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
 from torchlike.nn.modules.linear import Identity, Linear  # noqa: F401
+from torchlike.nn.modules.rnn import *  # noqa: F401,F403
+from torchlike.nn.modules.activation_mha import *  # noqa: F401,F403
+from torchlike.nn.modules.transformer import *  # noqa: F401,F403
 from torchlike.nn.modules.activation import *  # noqa: F401,F403
 from torchlike.nn.modules.loss import *  # noqa: F401,F403
 from torchlike.nn.modules.flatten import *  # noqa: F401,F403

@@ -13,3 +13,4 @@ from torchlike.nn.utils.fusion import (  # noqa: F401
 from torchlike.nn.utils.memory_format import (  # noqa: F401
     convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format)
 from torchlike.nn.utils.init import skip_init  # noqa: F401
+from torchlike.nn.utils import rnn  # noqa: F401,E402
