@@ -978,12 +978,17 @@ def test_parity_with_torch(entry):
 @requires_torch
 def test_parity_init_statistics_and_train_eval_for_dropout():
     torch.manual_seed(0)
+    torchlike.manual_seed(0)
+    # Bounds and spreads of the default inits agree; the 99th percentile of |w|
+    # (not the max, which is noisy for a normal init) and the std, each within
+    # what two independent samples of these sizes allow.
     for name, args in [("Conv2d", (8, 16, 3)), ("ConvTranspose1d", (8, 4, 5)), ("Bilinear", (20, 3, 30)),
                        ("Embedding", (500, 40))]:
         w_o = arr(getattr(nn, name)(*args).weight)
         w_t = getattr(torch.nn, name)(*args).weight.detach().numpy()
-        assert abs(np.abs(w_o).max() - np.abs(w_t).max()) < 0.1 * np.abs(w_t).max(), name
-        assert abs(w_o.std() - w_t.std()) < 0.1 * w_t.std(), name
+        q_o, q_t = np.quantile(np.abs(w_o), 0.99), np.quantile(np.abs(w_t), 0.99)
+        assert abs(q_o - q_t) < 0.1 * q_t, name
+        assert abs(w_o.std() - w_t.std()) < 0.2 * w_t.std(), name
     x = np.ones((400, 300))
     for name in ["Dropout", "AlphaDropout"]:
         y_o = arr(getattr(nn, name)(0.3)(torchlike.from_numpy(x)))
