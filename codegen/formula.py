@@ -27,7 +27,7 @@ class FormulaError(ValueError):
 POINTWISE_FUNCTIONS = frozenset("""
     abs sign sqrt rsqrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan
     atan2 sinh cosh tanh asinh acosh atanh sigmoid floor ceil round trunc frac reciprocal
-    pow fmod remainder minimum maximum clamp erf erf_simd erfc lgamma isnan isinf isfinite
+    pow fmod remainder minimum maximum clamp erf erf_simd gelu_erf_grad erfc lgamma isnan isinf isfinite
     logical_not where floor_divide copysign hypot nan_to_num relu gelu silu softplus
     signbit trunc_divide true_divide lerp cast_bool clamp_min clamp_max
     bitwise_not shift_left shift_right logical_xor
