@@ -106,6 +106,28 @@ def new_step_counter():
     return torchlike.tensor(0.0, dtype=torchlike.float32)
 
 
+def tensor_step(state):
+    """state["step"] as the float32 tensor counter, converting a plain number
+    (a state dict saved with integer steps) in place."""
+    if not isinstance(state["step"], torchlike.Tensor):
+        state["step"] = torchlike.tensor(float(state["step"]), dtype=torchlike.float32)
+    return state["step"]
+
+
+def prepared_grads(ops, group, params, grads, decoupled=False):
+    """The gradients after maximize (negation) and weight decay: decoupled
+    shrinks the parameters in place, L2 adds wd * param to the gradient."""
+    if group["maximize"]:
+        grads = ops.neg(grads)
+    wd = as_float(group["weight_decay"])
+    if wd != 0:
+        if decoupled:
+            ops.mul_(params, 1 - as_float(group["lr"]) * wd)
+        else:
+            grads = ops.add(grads, params, alpha=wd)
+    return grads
+
+
 def closure_loss(closure):
     if closure is None:
         return None

@@ -42,9 +42,7 @@ class Adam(Optimizer):
                 state["exp_avg_sq"] = torchlike.zeros_like(p)
                 if group["amsgrad"]:
                     state["max_exp_avg_sq"] = torchlike.zeros_like(p)
-            elif not isinstance(state["step"], torchlike.Tensor):
-                state["step"] = torchlike.tensor(float(state["step"]), dtype=torchlike.float32)
-            steps.append(state["step"])
+            steps.append(C.tensor_step(state))
             avgs.append(state["exp_avg"])
             sqs.append(state["exp_avg_sq"])
             if group["amsgrad"]:

@@ -20,26 +20,6 @@ def _check_adam_like(lr, betas, eps, weight_decay):
     C.check_nonneg(weight_decay, "weight_decay")
 
 
-def _prepare(ops, group, params, grads, decoupled):
-    """maximize, then weight decay: decoupled shrinks the parameters, L2
-    adds to the gradient."""
-    if group["maximize"]:
-        grads = ops.neg(grads)
-    wd = C.as_float(group["weight_decay"])
-    if wd != 0:
-        if decoupled:
-            ops.mul_(params, 1 - C.as_float(group["lr"]) * wd)
-        else:
-            grads = ops.add(grads, params, alpha=wd)
-    return grads
-
-
-def _tensor_step(state):
-    if not isinstance(state["step"], torchlike.Tensor):
-        state["step"] = torchlike.tensor(float(state["step"]), dtype=torchlike.float32)
-    return state["step"]
-
-
 class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
@@ -67,14 +47,14 @@ class Adamax(Optimizer):
                     state["step"] = C.new_step_counter()
                     state["exp_avg"] = torchlike.zeros_like(p)
                     state["exp_inf"] = torchlike.zeros_like(p)
-                steps.append(_tensor_step(state))
+                steps.append(C.tensor_step(state))
                 avgs.append(state["exp_avg"])
                 infs.append(state["exp_inf"])
             counts = C.advance_steps(steps, foreach)
             beta1, beta2 = group["betas"]
             lr = C.as_float(group["lr"])
 
-            grads = _prepare(ops, group, params, grads, decoupled=False)
+            grads = C.prepared_grads(ops, group, params, grads, decoupled=False)
             ops.lerp_(avgs, grads, 1 - beta1)
             # exp_inf = max(beta2 * exp_inf, |g| + eps)
             ops.mul_(infs, beta2)
@@ -117,7 +97,7 @@ class NAdam(Optimizer):
                     state["mu_product"] = torchlike.tensor(1.0, dtype=torchlike.float32)
                     state["exp_avg"] = torchlike.zeros_like(p)
                     state["exp_avg_sq"] = torchlike.zeros_like(p)
-                steps.append(_tensor_step(state))
+                steps.append(C.tensor_step(state))
                 products.append(state["mu_product"])
                 avgs.append(state["exp_avg"])
                 sqs.append(state["exp_avg_sq"])
@@ -125,7 +105,7 @@ class NAdam(Optimizer):
             beta1, beta2 = group["betas"]
             lr, decay = C.as_float(group["lr"]), group["momentum_decay"]
 
-            grads = _prepare(ops, group, params, grads, group["decoupled_weight_decay"])
+            grads = C.prepared_grads(ops, group, params, grads, group["decoupled_weight_decay"])
             ops.lerp_(avgs, grads, 1 - beta1)
             ops.mul_(sqs, beta2)
             ops.addcmul_(sqs, grads, grads, 1 - beta2)
@@ -179,14 +159,14 @@ class RAdam(Optimizer):
                     state["step"] = C.new_step_counter()
                     state["exp_avg"] = torchlike.zeros_like(p)
                     state["exp_avg_sq"] = torchlike.zeros_like(p)
-                steps.append(_tensor_step(state))
+                steps.append(C.tensor_step(state))
                 avgs.append(state["exp_avg"])
                 sqs.append(state["exp_avg_sq"])
             counts = C.advance_steps(steps, foreach)
             beta1, beta2 = group["betas"]
             lr = C.as_float(group["lr"])
 
-            grads = _prepare(ops, group, params, grads, group["decoupled_weight_decay"])
+            grads = C.prepared_grads(ops, group, params, grads, group["decoupled_weight_decay"])
             ops.lerp_(avgs, grads, 1 - beta1)
             ops.mul_(sqs, beta2)
             ops.addcmul_(sqs, grads, grads, 1 - beta2)

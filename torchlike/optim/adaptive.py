@@ -10,22 +10,6 @@ from .optimizer import Optimizer
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
 
-def _decayed_grads(ops, group, params, grads):
-    """The gradient after maximize (negation) and L2 weight decay."""
-    if group["maximize"]:
-        grads = ops.neg(grads)
-    wd = C.as_float(group["weight_decay"])
-    if wd != 0:
-        grads = ops.add(grads, params, alpha=wd)
-    return grads
-
-
-def _ensure_tensor_step(state):
-    if not isinstance(state["step"], torchlike.Tensor):
-        state["step"] = torchlike.tensor(float(state["step"]), dtype=torchlike.float32)
-    return state["step"]
-
-
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
@@ -62,7 +46,7 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = torchlike.zeros_like(p)
                     if centered:
                         state["grad_avg"] = torchlike.zeros_like(p)
-                steps.append(_ensure_tensor_step(state))
+                steps.append(C.tensor_step(state))
                 squares.append(state["square_avg"])
                 if momentum > 0:
                     bufs.append(state["momentum_buffer"])
@@ -71,7 +55,7 @@ class RMSprop(Optimizer):
             C.advance_steps(steps, foreach)
             lr, alpha = C.as_float(group["lr"]), group["alpha"]
 
-            grads = _decayed_grads(ops, group, params, grads)
+            grads = C.prepared_grads(ops, group, params, grads)
             ops.mul_(squares, alpha)
             ops.addcmul_(squares, grads, grads, 1 - alpha)
             if centered:
@@ -127,12 +111,12 @@ class Adagrad(Optimizer):
                 continue
             foreach = C.use_foreach(group)
             ops = pick(foreach)
-            steps = [_ensure_tensor_step(self.state[p]) for p in params]
+            steps = [C.tensor_step(self.state[p]) for p in params]
             sums = [self.state[p]["sum"] for p in params]
             counts = C.advance_steps(steps, foreach)
             lr, lr_decay = C.as_float(group["lr"]), group["lr_decay"]
 
-            grads = _decayed_grads(ops, group, params, grads)
+            grads = C.prepared_grads(ops, group, params, grads)
             ops.addcmul_(sums, grads, grads, 1)
             denom = ops.sqrt(sums)
             ops.add_scalar_(denom, group["eps"])
@@ -170,13 +154,13 @@ class Adadelta(Optimizer):
                     state["step"] = C.new_step_counter()
                     state["square_avg"] = torchlike.zeros_like(p)
                     state["acc_delta"] = torchlike.zeros_like(p)
-                steps.append(_ensure_tensor_step(state))
+                steps.append(C.tensor_step(state))
                 squares.append(state["square_avg"])
                 deltas.append(state["acc_delta"])
             C.advance_steps(steps, foreach)
             lr, rho, eps = C.as_float(group["lr"]), group["rho"], group["eps"]
 
-            grads = _decayed_grads(ops, group, params, grads)
+            grads = C.prepared_grads(ops, group, params, grads)
             ops.mul_(squares, rho)
             ops.addcmul_(squares, grads, grads, 1 - rho)
             # update = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * grad
