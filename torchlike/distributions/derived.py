@@ -288,81 +288,22 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(TransformedDistribution):
-    """|X| for X ~ Normal(0, scale)."""
+class _FoldedAtZero(TransformedDistribution):
+    """|X| for X symmetric about 0 with a `scale` (HalfNormal, HalfCauchy): the
+    density doubles on [0, inf), so log_prob adds log 2, cdf is 2F - 1 and the
+    entropy loses log 2."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return _expand_transformed(self, HalfNormal, batch_shape, _instance)
 
     @property
     def scale(self):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return torchlike.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        lp = self.base_dist.log_prob(value) + math.log(2)
-        return torchlike.where(value >= 0, lp, torchlike.full_like(lp, -math.inf))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
-
-
-class HalfCauchy(TransformedDistribution):
-    """|X| for X ~ Cauchy(0, scale)."""
-
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return _expand_transformed(self, HalfCauchy, batch_shape, _instance)
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
-    def mean(self):
-        return torchlike.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
-
-    @property
-    def mode(self):
-        return torchlike.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
 
     def log_prob(self, value):
         if self._validate_args:
@@ -381,6 +322,42 @@ class HalfCauchy(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_FoldedAtZero):
+    """|X| for X ~ Normal(0, scale)."""
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expand_transformed(self, HalfNormal, batch_shape, _instance)
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+
+class HalfCauchy(_FoldedAtZero):
+    """|X| for X ~ Cauchy(0, scale)."""
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expand_transformed(self, HalfCauchy, batch_shape, _instance)
+
+    @property
+    def mean(self):
+        return torchlike.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
 
 
 class Gumbel(TransformedDistribution):
