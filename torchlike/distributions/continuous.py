@@ -7,7 +7,7 @@ import torchlike
 from torchlike import _C
 from torchlike.distributions import constraints
 from torchlike.distributions._sampling import standard_gamma, von_mises_draw
-from torchlike.distributions.distribution import Distribution, ExponentialFamily
+from torchlike.distributions.distribution import Distribution, ExponentialFamily, _finish_expand
 from torchlike.distributions.utils import broadcast_all, lazy_property
 
 __all__ = [
@@ -68,9 +68,7 @@ class _LocScale(Distribution):
         new = self._get_checked_instance(type(self), _instance)
         batch_shape = _Size(batch_shape)
         _expand_params(self, new, ("loc", "scale"), batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -223,9 +221,7 @@ class Uniform(Distribution):
         new = self._get_checked_instance(Uniform, _instance)
         batch_shape = _Size(batch_shape)
         _expand_params(self, new, ("low", "high"), batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
@@ -286,9 +282,7 @@ class Exponential(ExponentialFamily):
         new = self._get_checked_instance(Exponential, _instance)
         batch_shape = _Size(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -353,9 +347,7 @@ class Gamma(ExponentialFamily):
         new = self._get_checked_instance(Gamma, _instance)
         batch_shape = _Size(batch_shape)
         _expand_params(self, new, ("concentration", "rate"), batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -435,9 +427,7 @@ class Dirichlet(ExponentialFamily):
         new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = _Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -521,9 +511,7 @@ class Beta(ExponentialFamily):
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = _Size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @property
     def concentration1(self):
@@ -587,9 +575,7 @@ class StudentT(Distribution):
         batch_shape = _Size(batch_shape)
         _expand_params(self, new, ("df", "loc", "scale"), batch_shape)
         new._chi2 = self._chi2.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -660,9 +646,7 @@ class FisherSnedecor(Distribution):
         _expand_params(self, new, ("df1", "df2"), batch_shape)
         new._num = self._num.expand(batch_shape)
         new._den = self._den.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -713,9 +697,7 @@ class VonMises(Distribution):
         new = self._get_checked_instance(VonMises, _instance)
         batch_shape = _Size(batch_shape)
         _expand_params(self, new, ("loc", "concentration"), batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -758,9 +740,7 @@ class GeneralizedPareto(Distribution):
         new = self._get_checked_instance(GeneralizedPareto, _instance)
         batch_shape = _Size(batch_shape)
         _expand_params(self, new, ("loc", "scale", "concentration"), batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     def _xi_zero(self):
         return self.concentration == 0

@@ -5,7 +5,7 @@ import numbers
 
 import torchlike
 from torchlike.distributions import constraints
-from torchlike.distributions.distribution import Distribution, ExponentialFamily
+from torchlike.distributions.distribution import ExponentialFamily, _finish_expand
 from torchlike.distributions.utils import (
     broadcast_all,
     clamp_probs,
@@ -54,9 +54,7 @@ class ContinuousBernoulli(ExponentialFamily):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(batch_shape))
         new._param = new.probs if "probs" in self.__dict__ else new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)

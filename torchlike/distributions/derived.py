@@ -8,7 +8,7 @@ import torchlike
 from torchlike.distributions import constraints
 from torchlike.distributions.continuous import Cauchy, Exponential, Gamma, Normal, Uniform
 from torchlike.distributions.discrete import Categorical, _BinaryParams
-from torchlike.distributions.distribution import Distribution
+from torchlike.distributions.distribution import Distribution, _finish_expand
 from torchlike.distributions.transforms import (
     AbsTransform,
     AffineTransform,
@@ -74,9 +74,7 @@ class Independent(Distribution):
         moved = self.event_shape[: self.reinterpreted_batch_ndims]
         new.base_dist = self.base_dist.expand(batch_shape + moved)
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     @property
     def has_rsample(self):
@@ -174,9 +172,7 @@ class TransformedDistribution(Distribution):
         keep = len(out_shape) - len(self.base_dist.event_shape)
         new.base_dist = self.base_dist.expand(_Size(tuple(out_shape)[:keep]))
         new.transforms = self.transforms
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self):
@@ -649,9 +645,7 @@ class LogitRelaxedBernoulli(_BinaryParams, Distribution):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(batch_shape))
         new._param = new.probs if "probs" in self.__dict__ else new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape)
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
@@ -720,9 +714,7 @@ class ExpRelaxedCategorical(Distribution):
         batch_shape = _Size(batch_shape)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     def _new(self, *args, **kwargs):
         return self._categorical._new(*args, **kwargs)
@@ -827,9 +819,7 @@ class MixtureSameFamily(Distribution):
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     @constraints.dependent_property
     def support(self):

@@ -5,7 +5,7 @@ import numbers
 
 import torchlike
 from torchlike.distributions import constraints
-from torchlike.distributions.distribution import Distribution, ExponentialFamily
+from torchlike.distributions.distribution import Distribution, ExponentialFamily, _finish_expand
 from torchlike.distributions.utils import (
     broadcast_all,
     lazy_property,
@@ -40,12 +40,6 @@ def _copy_given(src, dst, names, shape):
     for name in names:
         if name in src.__dict__:
             setattr(dst, name, src.__dict__[name].expand(shape))
-
-
-def _finish_expand(src, new, batch_shape, event_shape=_Size()):
-    Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
-    new._validate_args = src._validate_args
-    return new
 
 
 class _BinaryParams:

@@ -224,3 +224,12 @@ class ExponentialFamily(Distribution):
         for theta, g in zip(thetas, grads):
             total = total - (theta * g).reshape(tuple(self._batch_shape) + (-1,)).sum(-1)
         return total
+
+
+def _finish_expand(src, new, batch_shape, event_shape=()):
+    """The common tail of Distribution.expand overrides: initialise the new
+    instance's shapes without validating (its parameters were validated as
+    src's) and carry src's validate_args setting over."""
+    Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+    new._validate_args = src._validate_args
+    return new

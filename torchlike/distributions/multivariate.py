@@ -6,7 +6,7 @@ import warnings
 import torchlike
 from torchlike.distributions import constraints
 from torchlike.distributions._sampling import standard_gamma
-from torchlike.distributions.distribution import Distribution, ExponentialFamily
+from torchlike.distributions.distribution import Distribution, ExponentialFamily, _finish_expand
 from torchlike.distributions.utils import lazy_property
 
 __all__ = ["LKJCholesky", "LowRankMultivariateNormal", "MultivariateNormal", "Wishart"]
@@ -87,9 +87,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(mat_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     def _full(self, mat):
         return mat.expand(self._batch_shape + self._event_shape + self._event_shape)
@@ -194,9 +192,7 @@ class LowRankMultivariateNormal(Distribution):
         new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
         new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
         new._capacitance_tril = self._capacitance_tril
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     @property
     def mean(self):
@@ -320,9 +316,7 @@ class Wishart(ExponentialFamily):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(mat_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     def _full(self, mat):
         return mat.expand(self._batch_shape + self._event_shape)
@@ -460,9 +454,7 @@ class LKJCholesky(Distribution):
         new._beta_a = self._beta_a
         new._beta_b = self._beta_b.expand(batch_shape + (self.dim - 1,))
         new._beta = self._beta.expand(batch_shape + (self.dim - 1,))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _finish_expand(self, new, batch_shape, self.event_shape)
 
     def sample(self, sample_shape=_Size()):
         with torchlike.no_grad():
