@@ -304,7 +304,34 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
         return hard + (p - p.detach())
 
 
-class Binomial(Distribution):
+class _CountAndProbs:
+    """total_count beside probs or logits (Binomial, NegativeBinomial): both are
+    broadcast together, total_count takes the parameter's dtype, and expand
+    carries whichever of probs/logits was given."""
+
+    def _init_count_and_param(self, total_count, probs, logits):
+        _one_of(probs, logits)
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+
+    def _expand_count_and_param(self, cls, batch_shape, _instance):
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = _Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        _copy_given(self, new, ("probs", "logits"), batch_shape)
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return _finish_expand(self, new, batch_shape)
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+
+class Binomial(_CountAndProbs, Distribution):
     """Number of successes in `total_count` Bernoulli(probs) trials."""
 
     arg_constraints = {
@@ -315,26 +342,11 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        self._init_count_and_param(total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = _Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        _copy_given(self, new, ("probs", "logits"), batch_shape)
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return _finish_expand(self, new, batch_shape)
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_count_and_param(Binomial, batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -583,7 +595,7 @@ class Geometric(_BinaryParams, Distribution):
         return _F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_CountAndProbs, Distribution):
     """Number of successful Bernoulli(probs) trials before `total_count`
     failures (total_count may be fractional: a Gamma-Poisson mixture)."""
 
@@ -595,26 +607,11 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        self._init_count_and_param(total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = _Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        _copy_given(self, new, ("probs", "logits"), batch_shape)
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return _finish_expand(self, new, batch_shape)
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_count_and_param(NegativeBinomial, batch_shape, _instance)
 
     @lazy_property
     def logits(self):
