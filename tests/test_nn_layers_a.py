@@ -1155,3 +1155,24 @@ def test_input_errors_match_torch(name, args, kwargs, shape):
     ours = _outcome(lambda: getattr(nn, name)(*args, **kwargs).double()(torchlike.from_numpy(x)))
     theirs = _outcome(lambda: getattr(torch.nn, name)(*args, **kwargs).double()(torch.from_numpy(x)))
     assert ours is not None and ours == theirs
+
+
+@pytest.mark.parametrize("nd, with_indices, plain", [
+    (2, "fractional_max_pool2d_with_indices", "fractional_max_pool2d"),
+    (3, "fractional_max_pool3d_with_indices", "fractional_max_pool3d")])
+def test_fractional_max_pool_with_indices_forms(nd, with_indices, plain):
+    # The _with_indices names return (values, indices) whatever return_indices
+    # says, and agree with the return_indices=True form for the same samples.
+    F = torchlike.nn.functional
+    shape = (2, 3) + (7,) * nd
+    x = torchlike.from_numpy(np.random.default_rng(nd).standard_normal(shape))
+    samples = torchlike.from_numpy(np.random.default_rng(9).random((2, 3, nd)))
+    with_indices, plain = getattr(F, with_indices), getattr(F, plain)
+    out, idx = with_indices(x, 2, output_size=(3,) * nd, _random_samples=samples)
+    ref_out, ref_idx = plain(x, 2, output_size=(3,) * nd, return_indices=True, _random_samples=samples)
+    assert out.shape == (2, 3) + (3,) * nd and idx.dtype == torchlike.int64
+    np.testing.assert_array_equal(out.numpy(), ref_out.numpy())
+    np.testing.assert_array_equal(idx.numpy(), ref_idx.numpy())
+    flat = x.reshape(2, 3, -1).numpy()
+    np.testing.assert_array_equal(np.take_along_axis(flat, idx.reshape(2, 3, -1).numpy(), 2),
+                                  out.reshape(2, 3, -1).numpy())
