@@ -293,13 +293,21 @@ def test_train_eval_apply_requires_grad_zero_grad():
     assert net.first.weight.grad is None
 
 
-def test_dtype_conversion_replaces_parameters():
+def test_dtype_conversion_keeps_parameter_objects():
     net = Net()
     old = net.first.weight
-    net.first.weight.grad = torchlike.ones(3, 4)
+    old_grad = torchlike.ones(3, 4)
+    net.first.weight.grad = old_grad
+    opt = torchlike.optim.SGD(net.parameters(), lr=0.5)
     assert net.double() is net
     assert net.first.weight.dtype == torchlike.float64 and isinstance(net.first.weight, nn.Parameter)
-    assert net.first.weight is not old  # replaced, not converted in place (see Module._apply)
+    # converted in place, as PyTorch's `param.data = ...`: an optimizer made before
+    # the conversion still updates the model's parameters
+    assert net.first.weight is old and net.first.weight.grad is old_grad
+    before = old.detach().clone()
+    opt.step()
+    assert torchlike.equal(old.detach(), before - 0.5)  # grad of ones, lr 0.5, in float64
+    assert opt.param_groups[0]["params"][0].dtype == torchlike.float64
     assert net.tied.weight is net.first.weight  # sharing survives
     assert net.first.weight.grad.dtype == torchlike.float64
     assert net.count.dtype == torchlike.int64  # integer buffers keep their dtype
@@ -948,6 +956,7 @@ def test_uninitialized_parameter_and_buffer():
     assert type(m.w) is nn.Parameter and m.w.shape == (2, 3) and m.w.dtype == torchlike.float64 and m.w.requires_grad
     m.b.materialize(4)
     assert type(m.b) is torchlike.Tensor and m.b.shape == (4,)
-    with pytest.raises(RuntimeError, match="changing a tensor.s dtype or device through .data is not supported"):
-        nn.UninitializedParameter().materialize(3, dtype=torchlike.float64)
+    p64 = nn.UninitializedParameter()
+    p64.materialize(3, dtype=torchlike.float64)
+    assert type(p64) is nn.Parameter and p64.dtype == torchlike.float64 and p64.shape == (3,)
     assert not is_lazy(torchlike.ones(1))

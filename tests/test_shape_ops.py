@@ -190,8 +190,17 @@ def test_set_data_swaps_storage_keeps_identity():
     np.testing.assert_array_equal(np.asarray(w.detach()), [[0, 1], [2, 3]])
     with pytest.raises(TypeError, match="Variable data has to be a tensor, but got int"):
         w.data = 3
-    with pytest.raises(RuntimeError, match="set_data"):
+    with pytest.raises(RuntimeError, match="data set to a tensor that requires gradients must be floating point"):
         w.data = tl.ones(2, dtype=tl.int64)
+    # dtype changes are allowed (PyTorch's set_data): the object keeps its identity
+    w.data = tl.tensor([0.5, 1.5], dtype=tl.float16)
+    assert w.dtype == tl.float16 and w.requires_grad
+    (w.float() * 2).sum().backward()
+    assert w.grad.dtype == tl.float16
+    np.testing.assert_array_equal(np.asarray(w.grad.float()), [2, 2])
+    plain = tl.zeros(2)
+    plain.data = tl.tensor([1, 2])  # no grad required: integer data is fine
+    assert plain.dtype == tl.int64 and plain.tolist() == [1, 2]
 
 
 # ---------------------------------------------------------------- triangles, diagonals

@@ -82,7 +82,7 @@ def _get_data(self):
 def _set_data(self, value):
     if not isinstance(value, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-    if value.requires_grad and not value.is_floating_point():
+    if self.requires_grad and not (value.is_floating_point() or value.is_complex()):
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
     self._set_data(value)
 

@@ -66,6 +66,14 @@ class TensorImpl : public intrusive_ptr_target {
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
   void set_sizes_contiguous(IntArrayRef sizes);
   void set_storage(Storage s) { storage_ = std::move(s); }
+  // For `t.data = other` (PyTorch's set_data): the tensor object keeps its
+  // identity while taking other's dtype and device, as when Module.half()
+  // converts a parameter an optimizer already holds.
+  void set_dtype_and_device(ScalarType dtype, Device device) {
+    dtype_ = dtype;
+    device_ = device;
+    key_set_ = tensorKeySet(device.type);
+  }
   // Grows storage if needed and makes the tensor contiguous with these sizes.
   void resize(IntArrayRef sizes);
 

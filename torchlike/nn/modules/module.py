@@ -953,30 +953,22 @@ def _call_legacy_hook(hook, module, grad_inputs, grad_outputs):
 
 
 def _converted_parameter(param, new_data, fn):
-    """The parameter after a conversion. The same object is kept when the new data
-    can be swapped in (same dtype and device), so optimizers holding it keep working;
-    a dtype or device change needs a new Parameter object."""
+    """The parameter after a conversion: the same object with new data swapped in
+    (dtype and device included, as PyTorch's default `param.data = ...`), so
+    optimizers holding it keep working after `model.half()` or `model.to(...)`."""
     if new_data is param:
-        return param
-    grad = param.grad
-    new_grad = None
-    if grad is not None:
-        with torchlike.no_grad():
-            new_grad = fn(grad)
-    if new_data.dtype == param.dtype and new_data.device == param.device:
-        param.data = new_data
-        if grad is not None and new_grad is not grad:
-            param.grad = new_grad
         return param
     if is_lazy(param):
         # Still shapeless: only its future dtype/device change.
         return type(param)(param.requires_grad, new_data.device, new_data.dtype)
-    new = type(param)(new_data, param.requires_grad)
-    if new_grad is not None:
-        new.grad = new_grad.requires_grad_(grad.requires_grad)
-    if param.__dict__:
-        new.__dict__.update(param.__dict__)
-    return new
+    grad = param.grad
+    param.data = new_data
+    if grad is not None:
+        with torchlike.no_grad():
+            new_grad = fn(grad)
+        if new_grad is not grad:
+            grad.data = new_grad
+    return param
 
 
 def _parse_to(*args, **kwargs):

@@ -745,14 +745,12 @@ TensorBase _variable_data(const TensorBase& self) {
 
 void set_data(const TensorBase& self, const TensorBase& new_data) {
   // The tensor object keeps its identity (and autograd metadata) and takes
-  // new_data's storage and geometry. TensorImpl fixes dtype and device at
-  // construction, so those must match.
-  TL_CHECK(self.scalar_type() == new_data.scalar_type() && self.device() == new_data.device(),
-           "set_data: changing a tensor's dtype or device through .data is not supported (", toString(self.scalar_type()),
-           " on ", self.device(), " -> ", toString(new_data.scalar_type()), " on ", new_data.device(), ")");
+  // new_data's storage, geometry, dtype and device, as PyTorch's set_data does.
   c10::TensorImpl* dst = self.unsafeGetTensorImpl();
   const c10::TensorImpl* src = new_data.unsafeGetTensorImpl();
+  if (dst == src) return;
   dst->set_storage(src->storage());
+  dst->set_dtype_and_device(src->dtype(), src->device());
   dst->set_sizes_and_strides(src->sizes(), src->strides(), src->storage_offset());
 }
 
