@@ -70,10 +70,15 @@ def kernels_of(ops) -> list:
 def render_all(gen) -> list:
     out = []
     for shard, members in gen.shards():
-        kernels = []
-        for _, ops in members:
-            kernels += kernels_of(ops)
+        kernels, with_policy = [], []
+        for base, ops in members:
+            mine = kernels_of(ops)
+            kernels += mine
+            if mine:
+                with_policy.append((base, ops))
+        # Provenance names only the groups with a policy: an operator added or
+        # edited without one leaves every autocast shard as it was.
         text = render(gen, "autocast_shard.cpp.j2", [k.op for k in kernels[:1]], shard=shard, nshards=gen.nshards,
-                      kernels=kernels, provenance=shard_provenance(gen, members))
+                      kernels=kernels, provenance=shard_provenance(gen, with_policy))
         out.append(Output(path(gen, f"autocast/shard{shard}.cpp"), text, CORE))
     return out

@@ -72,6 +72,11 @@ PolicyTable& policies() {
 
 }  // namespace
 
+EligibleAlias& tls_eligible_alias() {
+  thread_local EligibleAlias alias;
+  return alias;
+}
+
 bool is_enabled(c10::DeviceType t) {
   slot(t);
   return c10::tlsLocalDispatchKeySet().included.has(key_of(t));

@@ -42,11 +42,25 @@ int64_t decrement_nesting();
 void clear_cache();
 size_t cache_size();  // entries held, for tests
 
+// Test-only: lets the kernels of device type `as` treat tensors of device type
+// `from` as their own, so a machine without CUDA can run the generated
+// AutocastCUDA kernels on CPU tensors (tests/test_autocast_policy.py). Read only
+// when a tensor's device type differs from the kernel's, never on the common path.
+struct EligibleAlias {
+  int from = -1;
+  int as = -1;
+};
+EligibleAlias& tls_eligible_alias();
+
 // A floating, non-float64 tensor on device type `dev`: the only kind a policy casts.
 inline bool is_eligible(const c10::TensorBase& t, c10::DeviceType dev) {
   if (!t.defined()) return false;
   c10::ScalarType st = t.scalar_type();
-  return c10::isFloatingType(st) && st != c10::ScalarType::Double && t.device().type == dev;
+  if (!c10::isFloatingType(st) || st == c10::ScalarType::Double) return false;
+  c10::DeviceType on = t.device().type;
+  if (on == dev) return true;
+  const EligibleAlias& a = tls_eligible_alias();
+  return a.from == static_cast<int>(on) && a.as == static_cast<int>(dev);
 }
 
 // Casts an eligible tensor to `to` (anything else is returned as it is). A

@@ -92,6 +92,33 @@ PyObject* policy_ops(PyObject*, PyObject* dev) {
   TL_PY_END
 }
 
+// Test-only (see at::autocast::EligibleAlias): None clears the alias.
+PyObject* set_eligible_alias(PyObject*, PyObject* args) {
+  TL_PY_BEGIN
+  PyObject *from, *as;
+  if (!PyArg_ParseTuple(args, "OO", &from, &as)) return nullptr;
+  auto& a = at::autocast::tls_eligible_alias();
+  if (from == Py_None || as == Py_None) {
+    a = at::autocast::EligibleAlias{};
+  } else {
+    a.from = static_cast<int>(device_type_arg(from));
+    a.as = static_cast<int>(device_type_arg(as));
+  }
+  Py_RETURN_NONE;
+  TL_PY_END
+}
+
+// For ops the Python layer implements (binary_cross_entropy): the same error
+// the generated `banned` kernels raise.
+PyObject* raise_banned(PyObject*, PyObject* args) {
+  TL_PY_BEGIN
+  const char* op;
+  PyObject* dev;
+  if (!PyArg_ParseTuple(args, "sO", &op, &dev)) return nullptr;
+  at::autocast::raise_banned(op, device_type_arg(dev));
+  TL_PY_END
+}
+
 }  // namespace
 
 void tl_init_autocast(MethodTables& t) {
@@ -108,6 +135,8 @@ void tl_init_autocast(MethodTables& t) {
       {"_autocast_cache_size", cache_size, METH_NOARGS, nullptr},
       {"_autocast_policy", policy, METH_VARARGS, nullptr},
       {"_autocast_policy_ops", policy_ops, METH_O, nullptr},
+      {"_autocast_set_eligible_alias", set_eligible_alias, METH_VARARGS, nullptr},
+      {"_autocast_raise_banned", raise_banned, METH_VARARGS, nullptr},
   };
   for (const PyMethodDef& d : defs) t.functions.emplace_back("", d);
 }

@@ -303,6 +303,9 @@ def _gather_1d(values, index):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    # autocast's `banned` policy (PyTorch's, CUDA only): raises, pointing to the *_with_logits form.
+    if torchlike._C._VariableFunctions._autocast_is_enabled("cuda"):
+        torchlike._C._VariableFunctions._autocast_raise_banned("binary_cross_entropy", "cuda")
     reduction = _legacy(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the input size "
