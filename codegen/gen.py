@@ -21,7 +21,7 @@ core), never an absolute source-tree path.
 Output, per namespace (codegen/dest/ renders each kind, see its __init__):
 per operator group (an op with its in-place and out= variants) ops/<op>.h,
 kernels/<op>.h and, for pointwise groups, functors/<op>.h and
-kernels/cpu/<op>.cpp; registration/, autograd/ and python/ each as a fixed
+kernels/cpu/<op>.cpp; registration/, autograd/, autocast/ and python/ each as a fixed
 number of shards chosen by a stable hash of the group name; and the
 aggregates. Editing one YAML entry rewrites its group's files and at most one
 shard per layer. Files are rewritten only when their text changes, so ninja

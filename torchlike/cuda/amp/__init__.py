@@ -6,7 +6,13 @@ import warnings
 import torchlike
 from torchlike.amp import autocast_mode as _amp
 
-__all__ = ["autocast", "custom_fwd", "custom_bwd"]
+__all__ = ["autocast", "custom_fwd", "custom_bwd", "amp_definitely_not_available"]
+
+
+def amp_definitely_not_available():
+    """True when CUDA autocast cannot run here: no CUDA device (torch_xla, which
+    PyTorch also looks for, does not exist for torchlike)."""
+    return not torchlike.cuda.is_available()
 
 
 class autocast(_amp.autocast):
