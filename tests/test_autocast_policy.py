@@ -300,3 +300,78 @@ def test_cuda_banned_binary_cross_entropy():
     # CPU autocast allows it, as PyTorch's does.
     with tl.autocast("cpu"):
         assert tl.nn.functional.binary_cross_entropy(p, p).dtype == F32
+
+
+# ---- functional losses written in Python: PyTorch's autocast runs them in float32
+
+PY_FP32_CPU = ["nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "mse_loss",
+               "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss", "hinge_embedding_loss",
+               "margin_ranking_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+               "cosine_embedding_loss", "triplet_margin_loss", "ctc_loss", "cdist"]
+
+
+def _loss_calls(m):
+    F = m.nn.functional
+    cls = lambda: m.tensor([0, 2, 1, 0])  # noqa: E731
+    sign = lambda: m.tensor([1.0, -1.0, 1.0, -1.0])  # noqa: E731
+    prob = lambda x, d: (x(4, 3, dtype=m.float32).sigmoid() * 0.8 + 0.1).to(d)  # noqa: E731
+    return {
+        "nll_loss": lambda x, d: F.nll_loss(x(4, 3, dtype=d), cls()),
+        "cross_entropy": lambda x, d: F.cross_entropy(x(4, 3, dtype=d), cls()),
+        "binary_cross_entropy": lambda x, d: F.binary_cross_entropy(prob(x, d), prob(x, d)),
+        "binary_cross_entropy_with_logits": lambda x, d: F.binary_cross_entropy_with_logits(x(4, 3, dtype=d),
+                                                                                            prob(x, d)),
+        "mse_loss": lambda x, d: F.mse_loss(x(4, 3, dtype=d), x(4, 3, dtype=d)),
+        "l1_loss": lambda x, d: F.l1_loss(x(4, 3, dtype=d), x(4, 3, dtype=d)),
+        "smooth_l1_loss": lambda x, d: F.smooth_l1_loss(x(4, 3, dtype=d), x(4, 3, dtype=d)),
+        "huber_loss": lambda x, d: F.huber_loss(x(4, 3, dtype=d), x(4, 3, dtype=d)),
+        "kl_div": lambda x, d: F.kl_div(x(4, 3, dtype=d), prob(x, d), reduction="batchmean"),
+        "poisson_nll_loss": lambda x, d: F.poisson_nll_loss(x(4, 3, dtype=d), prob(x, d)),
+        "hinge_embedding_loss": lambda x, d: F.hinge_embedding_loss(x(4, dtype=d), sign().to(d)),
+        "margin_ranking_loss": lambda x, d: F.margin_ranking_loss(x(4, dtype=d), x(4, dtype=d), sign().to(d)),
+        "soft_margin_loss": lambda x, d: F.soft_margin_loss(x(4, dtype=d), sign().to(d)),
+        "multi_margin_loss": lambda x, d: F.multi_margin_loss(x(4, 3, dtype=d), cls()),
+        "multilabel_margin_loss": lambda x, d: F.multilabel_margin_loss(x(2, 3, dtype=d),
+                                                                        m.tensor([[0, 2, -1], [1, -1, 0]])),
+        "cosine_embedding_loss": lambda x, d: F.cosine_embedding_loss(x(4, 3, dtype=d), x(4, 3, dtype=d), sign()),
+        "triplet_margin_loss": lambda x, d: F.triplet_margin_loss(x(4, 3, dtype=d), x(4, 3, dtype=d),
+                                                                  x(4, 3, dtype=d)),
+        "ctc_loss": lambda x, d: F.ctc_loss(x(6, 2, 4, dtype=m.float32).log_softmax(2).to(d),
+                                            m.tensor([[1, 2], [3, 1]]),
+                                            m.tensor([6, 6]), m.tensor([2, 2])),
+        "cdist": lambda x, d: m.cdist(x(3, 2, dtype=d), x(4, 2, dtype=d)),
+    }
+
+
+@pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("op", PY_FP32_CPU)
+def test_python_losses_run_in_float32_under_cpu_autocast(op, low):
+    call = _loss_calls(tl)[op]
+    with tl.autocast("cpu", dtype=low):
+        assert call(_factory(tl), low).dtype == F32
+        assert tl.is_autocast_enabled("cpu")   # the op's own autocast-off spell is over
+    assert call(_factory(tl), low).dtype == low
+
+
+def _numpy_factory(m):
+    """The same values for torchlike and torch (their random streams differ)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+
+    def x(*shape, dtype):
+        return m.tensor(rng.standard_normal(shape).astype("float32")).to(dtype)
+    return x
+
+
+@requires_torch
+@pytest.mark.parametrize("op", PY_FP32_CPU)
+def test_python_losses_match_pytorch_under_cpu_autocast(op):
+    import torch
+    with tl.autocast("cpu"):
+        ours = _loss_calls(tl)[op](_numpy_factory(tl), BF16)
+    with torch.autocast("cpu"):
+        theirs = _loss_calls(torch)[op](_numpy_factory(torch), torch.bfloat16)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    # Same float32 computation of the same (bfloat16-rounded) inputs.
+    assert ours.shape == tuple(theirs.shape)
+    assert ours.float().flatten().tolist() == pytest.approx(theirs.float().flatten().tolist(), rel=1e-4, abs=1e-5)

@@ -77,7 +77,8 @@ class autocast:
         elif self._kind == "cpu":
             if self.fast_dtype not in _CPU_DTYPES:
                 warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
-                              "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.", stacklevel=3)
+                              "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
+                              stacklevel=3)
                 return False
         return True
 
@@ -113,7 +114,7 @@ class autocast:
 def _cast_floating(value, dtype, kind):
     """Floating tensors of device type `kind` in a (nested) argument, cast to dtype."""
     if isinstance(value, torchlike.Tensor):
-        if value.is_floating_point() and value.dtype != torchlike.float64 and _canonical(str(value.device)) == kind:
+        if value.is_floating_point() and value.dtype != torchlike.float64 and value.device.type == kind:
             return value.to(dtype)
         return value
     if isinstance(value, (str, bytes)):
@@ -124,6 +125,30 @@ def _cast_floating(value, dtype, kind):
         items = [_cast_floating(v, dtype, kind) for v in value]
         return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
     return value
+
+
+def _float32_policy(*device_types):
+    """The `fp32` policy for functional ops written in Python (the losses of
+    nn.functional), which have no generated Autocast kernel: inside a region of
+    one of `device_types`, that device type's floating inputs are cast to
+    float32 and the op runs with its autocast off, as a generated kernel would
+    run it below its Autocast key. Outside every region: one check per device type."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            active = [d for d in device_types if _state._autocast_is_enabled(d)]
+            if not active:
+                return fn(*args, **kwargs)
+            for d in active:
+                args, kwargs = _cast_floating(args, torchlike.float32, d), _cast_floating(kwargs, torchlike.float32, d)
+                _state._autocast_set_enabled(d, False)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                for d in active:
+                    _state._autocast_set_enabled(d, True)
+        return run
+    return wrap
 
 
 def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
