@@ -240,10 +240,62 @@ def test_backends_pick_the_kernel_kinds(yaml_copy, tmp_path):
         generate(str(yaml_copy), str(tmp_path / "cuda"), None, backends=("CPU", "CUDA"))
 
 
-def test_autocast_is_announced_as_not_enforced_once(yaml_copy, tmp_path, capsys):
-    assert main(["--yaml", str(yaml_copy), "--out", str(tmp_path / "gen")]) == 0
-    notes = [l for l in capsys.readouterr().err.splitlines() if "autocast" in l]
-    assert len(notes) == 1 and "parsed and validated but not yet enforced" in notes[0], notes
+def test_autocast_policies_generate_kernels_in_their_own_shards(yaml_copy, tmp_path):
+    out = tmp_path / "gen"
+    generate(str(yaml_copy), str(out), None)
+    mm = read(shard_file(out, "autocast", "mm"))
+    mm = mm[mm.index("// aten::mm under"):]
+    # One kernel per device the policy names, registered on that device's Autocast key.
+    assert "ac_CPU_mm(c10::DispatchKeySet ks" in mm and "ac_CUDA_mm(c10::DispatchKeySet ks" in mm
+    assert "ac_PrivateUse1_mm" not in mm  # a per-device policy names only the devices it lists
+    assert 'registerKernel("aten::mm", c10::DispatchKey::AutocastCPU' in mm
+    assert "at::autocast::cast(to, self, dev)" in mm
+    # In-place and out= overloads are never autocast.
+    assert "ac_CPU_mm_out" not in mm
+    # fp32_set_opt_dtype passes dtype=float32 instead of casting the input.
+    shard = read(shard_file(out, "autocast", "softmax"))
+    sm = shard[shard.index("ac_CUDA_softmax_int("):]
+    sm = sm[:sm.index("\n}\n")]
+    assert "std::optional<c10::ScalarType>(c10::ScalarType::Float)" in sm and "at::autocast::cast(" not in sm
+    # An op without a policy has no kernel: its Autocast key stays a fallthrough.
+    assert "ac_CPU_sigmoid" not in read(shard_file(out, "autocast", "sigmoid"))
+    # Changing one entry's policy rewrites its autocast shard and nothing else.
+    text = read(yaml_copy)
+    start = text.index("- func: mv(")
+    end = text.index("\n- func:", start)
+    entry = text[start:end]
+    assert "autocast: {CUDA: lower}" in entry
+    with open(yaml_copy, "w") as fh:
+        fh.write(text[:start] + entry.replace("autocast: {CUDA: lower}", "autocast: {CPU: lower, CUDA: lower}")
+                 + text[end:])
+    changed = generate(str(yaml_copy), str(out), None)
+    assert [os.path.relpath(p, out) for p in changed] == [os.path.relpath(shard_file(out, "autocast", "mv"), out)]
+    assert "ac_CPU_mv(" in read(shard_file(out, "autocast", "mv"))
+
+
+def test_autocast_banned_and_set_opt_dtype_need_their_pieces(yaml_copy, tmp_path):
+    banned = """
+- func: bce_demo(Tensor self, Tensor target) -> Tensor
+  variants: [function]
+  dispatch: {CompositeImplicitAutograd: bce_demo}
+  autocast: {CUDA: banned}
+"""
+    with open(yaml_copy, "a") as fh:
+        fh.write(banned)
+    out = tmp_path / "gen"
+    generate(str(yaml_copy), str(out), None)
+    text = read(shard_file(out, "autocast", "bce_demo"))
+    assert 'at::autocast::raise_banned("bce_demo", c10::DeviceType::CUDA)' in text
+    bad = """
+- func: no_dtype_demo(Tensor self) -> Tensor
+  variants: [function]
+  dispatch: {CompositeImplicitAutograd: no_dtype_demo}
+  autocast: fp32_set_opt_dtype
+"""
+    with open(yaml_copy, "a") as fh:
+        fh.write(bad)
+    with pytest.raises(CodegenError, match="needs a 'ScalarType\\? dtype' argument"):
+        generate(str(yaml_copy), str(tmp_path / "gen2"), None)
 
 
 def test_stale_generated_files_are_removed(yaml_copy, tmp_path):

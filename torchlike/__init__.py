@@ -56,6 +56,7 @@ from torchlike._tensor_str import set_printoptions, get_printoptions, printoptio
 from torchlike.random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: E402,F401
 from torchlike import cpu  # noqa: E402,F401
 from torchlike import cuda  # noqa: E402,F401
+from torchlike._autocast import *  # noqa: E402,F401,F403  autocast, torchlike.amp and the torch-namespace autocast controls
 from torchlike._C import Stream, Event  # noqa: E402,F401
 from torchlike._dtype_info import finfo, iinfo  # noqa: E402,F401
 from torchlike import autograd  # noqa: E402,F401

@@ -11,6 +11,7 @@ Sharded by a stable hash of the group's name (a fixed file count per layer):
                    structured (device-neutral) pointwise set-up and Meta
                    kernels, every registerSchema/registerKernel
   autograd.py      autograd/shardN.cpp      backward nodes, Autograd kernels
+  autocast.py      autocast/shardN.cpp      Autocast<Device> kernels from the `autocast:` policies
   python.py        python/shardN.cpp        CPython bindings (only these include Python.h)
 Aggregates:
   cpp_api.py       TensorBody.h, Functions.h

@@ -3,6 +3,7 @@
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
+#include "c10/DispatchKey.h"
 #include "ops/_to_copy.h"
 #include "ops/add.h"
 #include "ops/any.h"
@@ -52,6 +53,23 @@ TensorBase conform(TensorBase g, const InputMetadata& md, Node& fn, size_t i) {
   return g;
 }
 
+// Restores the thread's autocast keys when the backward pass ends (or throws).
+struct AutocastOffForBackward {
+  c10::DispatchKeySet saved;
+  AutocastOffForBackward() {
+    auto& tls = c10::tlsLocalDispatchKeySet();
+    const auto autocast_keys = c10::DispatchKeySet::functionality(c10::Functionality::Autocast);
+    saved = tls.included & autocast_keys;
+    tls.included = tls.included - autocast_keys;
+  }
+  ~AutocastOffForBackward() {
+    auto& tls = c10::tlsLocalDispatchKeySet();
+    tls.included = tls.included | saved;
+  }
+  AutocastOffForBackward(const AutocastOffForBackward&) = delete;
+  AutocastOffForBackward& operator=(const AutocastOffForBackward&) = delete;
+};
+
 }  // namespace
 
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
@@ -60,6 +78,11 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   TL_CHECK(roots.size() == grad_roots.size(), "backward: got ", roots.size(), " tensors but ", grad_roots.size(),
            " gradients");
   AutoGradMode mode(create_graph);
+  // Backward runs outside autocast even when .backward() is called inside a
+  // region: each gradient is computed in the dtypes its forward saw. The keys
+  // are taken out of the included set (not excluded), so a custom Function's
+  // backward may turn autocast back on for itself (custom_bwd).
+  AutocastOffForBackward no_autocast;
 
   // Root edges and their seed gradients.
   std::vector<std::pair<Edge, TensorBase>> seeds;

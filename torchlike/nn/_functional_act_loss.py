@@ -9,6 +9,7 @@ import math
 
 import torchlike
 from torchlike import _C
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's autocast runs these losses in float32
 
 __all__ = [
     # activations
@@ -230,6 +231,7 @@ def _legacy(reduction, size_average, reduce):
     return {0: "none", 1: "mean", 2: "sum"}[_reduction_enum(reduction, size_average, reduce)]
 
 
+@_float32_policy("cpu", "cuda")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     r = _reduction_enum(reduction, size_average, reduce)
     return _nn.nll_loss_forward(input, target, weight, r, ignore_index)[0]
@@ -244,6 +246,7 @@ def _log_softmax(input, dim):
     return input - torchlike.logsumexp(input, dim, keepdim=True)
 
 
+@_float32_policy("cpu", "cuda")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     reduction = _legacy(reduction, size_average, reduce)
@@ -302,7 +305,11 @@ def _gather_1d(values, index):
     return (_one_hot_mask(index, values.shape[0], values.dtype) * values).sum(-1)
 
 
+@_float32_policy("cpu")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    # autocast's `banned` policy (PyTorch's, CUDA only): raises, pointing to the *_with_logits form.
+    if torchlike._C._VariableFunctions._autocast_is_enabled("cuda"):
+        torchlike._C._VariableFunctions._autocast_raise_banned("binary_cross_entropy", "cuda")
     reduction = _legacy(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the input size "
@@ -316,6 +323,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     reduction = _legacy(reduction, size_average, reduce)
@@ -342,6 +350,7 @@ def _check_same_numel(name, input, target):
                            f"{tuple(target.shape)}") from None
 
 
+@_float32_policy("cpu", "cuda")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _legacy(reduction, size_average, reduce)
     d = input - target
@@ -351,6 +360,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _legacy(reduction, size_average, reduce)
     loss = (input - target).abs()
@@ -359,6 +369,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     reduction = _legacy(reduction, size_average, reduce)
     if beta < 0:
@@ -370,6 +381,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -385,6 +397,7 @@ def _xlogy(x, y):
     return torchlike.where(x == 0, torchlike.zeros_like(x * y), x * torchlike.log(y))
 
 
+@_float32_policy("cpu", "cuda")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     reduction = _legacy(reduction, size_average, reduce) if reduction != "batchmean" else reduction
     if log_target:
@@ -396,6 +409,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
@@ -432,6 +446,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
     zeros = torchlike.zeros_like(input)
@@ -440,6 +455,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
@@ -450,6 +466,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
     loss = _nn.softplus(-target * input)
@@ -470,6 +487,7 @@ def _check_class_targets(name, target, C):
         raise IndexError(f"{name}: target out of range [0, {C})")
 
 
+@_float32_policy("cpu", "cuda")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
@@ -495,6 +513,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@_float32_policy("cpu", "cuda")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
     x = input if input.dim() == 2 else input.reshape(1, -1)
@@ -529,6 +548,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return w12 / torchlike.sqrt(torchlike.clamp(w1 * w2, min=eps * eps))
 
 
+@_float32_policy("cpu", "cuda")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
     if input1.shape != input2.shape:
@@ -554,6 +574,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return torchlike.norm(diff, p, dim=-1, keepdim=keepdim)
 
 
+@_float32_policy("cpu", "cuda")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     reduction = _legacy(reduction, size_average, reduce)
@@ -594,6 +615,7 @@ def _lengths(v, name, batch):
     return out
 
 
+@_float32_policy("cpu")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss. log_probs (T, N, C) or (T, C);
     targets (N, S) padded, or 1-D concatenated. The per-sequence losses and
@@ -636,6 +658,7 @@ def pdist(input, p=2.0):
     return torchlike.norm(input.index_select(0, i) - input.index_select(0, j), p, dim=1)
 
 
+@_float32_policy("cpu", "cuda")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")

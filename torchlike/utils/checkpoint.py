@@ -222,6 +222,29 @@ class _RngSnapshot:
             set_device_states(self.devices, current_devices)
 
 
+class _AutocastSnapshot:
+    """The autocast state (per device type: on/off and dtype; the cache flag)
+    when a checkpointed forward ran. Backward runs outside autocast, so the
+    recomputation puts this state back: it must compute in the dtypes the
+    forward did, or the gradients would not match the saved outputs."""
+
+    _DEVICE_TYPES = ("cpu", "cuda")
+
+    def __init__(self):
+        self.per_device = [(d, torchlike.is_autocast_enabled(d), torchlike.get_autocast_dtype(d))
+                           for d in self._DEVICE_TYPES]
+        self.cache_enabled = torchlike.is_autocast_cache_enabled()
+
+    @contextlib.contextmanager
+    def replayed(self):
+        with contextlib.ExitStack() as regions:
+            for device_type, enabled, dtype in self.per_device:
+                if enabled:
+                    regions.enter_context(torchlike.autocast(device_type, dtype=dtype,
+                                                             cache_enabled=self.cache_enabled))
+            yield
+
+
 def _device_states_of(indices):
     if not indices:
         return []
@@ -267,6 +290,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.rng = _RngSnapshot(args, preserve_rng_state)
+        ctx.autocast_state = _AutocastSnapshot()
         # Tensors are kept through save_for_backward (version-checked); the
         # rest of the arguments as they are.
         ctx.tensor_slots = [i for i, a in enumerate(args) if _is_tensor(a)]
@@ -286,7 +310,7 @@ class CheckpointFunction(Function):
         for slot, tensor in zip(ctx.tensor_slots, ctx.saved_tensors):
             args[slot] = tensor
         inputs = detach_variable(tuple(args))
-        with ctx.rng.replayed(), torchlike.enable_grad():
+        with ctx.rng.replayed(), ctx.autocast_state.replayed(), torchlike.enable_grad():
             outputs = ctx.run_function(*inputs)
         if _is_tensor(outputs):
             outputs = (outputs,)
@@ -362,6 +386,7 @@ class _Region:
         self.args = args
         self.kwargs = kwargs
         self.rng = rng
+        self.autocast_state = _AutocastSnapshot()
         self.recompute_context = recompute_context
         self.determinism_check = determinism_check
         self.debug = debug
@@ -440,7 +465,7 @@ class _NonReentrantCheckpoint(Function):
         group = GraphExecGroup._get_current_group()
         cached = group._recomputed.get(id(region)) if group is not None and not higher_order else None
         if cached is None:
-            with region.rng.replayed():
+            with region.rng.replayed(), region.autocast_state.replayed():
                 detached, outputs, _ = region.run(region.recompute_context, detach=not higher_order)
             op_names = []
             if region.debug:

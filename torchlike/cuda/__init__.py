@@ -114,3 +114,5 @@ def seed_all():
     if device_count() > 0:
         s = _C._default_generator(_C.device("cuda", 0)).seed()
         manual_seed_all(s)
+
+from torchlike.cuda import amp  # noqa: E402,F401  (torch.cuda.amp: deprecated autocast spellings)

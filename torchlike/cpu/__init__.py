@@ -40,3 +40,5 @@ def synchronize(device=None):
 def current_stream(device=None):
     """The CPU's one stream (id 0)."""
     return _C.Stream("cpu")
+
+from torchlike.cpu import amp  # noqa: E402,F401  (torch.cpu.amp: the deprecated autocast spelling)
