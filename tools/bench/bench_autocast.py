@@ -64,11 +64,30 @@ def mlp_step(m, width=512, batch=256, depth=3):
     return run
 
 
+def mlp_784_step(m):
+    """The training-stack issue's MLP (784-512-256-10, batch 128, SGD with
+    momentum), its forward and loss under bfloat16 autocast."""
+    m.manual_seed(0)
+    nn = m.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = m.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = m.randn(128, 784), m.randint(0, 10, (128,))
+
+    def run():
+        opt.zero_grad()
+        with m.autocast("cpu", dtype=m.bfloat16):
+            loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return run
+
+
 CASES = [
     ("mm 8x8, outside autocast", "us", lambda m: small_mm(m, False), 1),
     ("mm 8x8, enter region + mm", "us", lambda m: small_mm(m, True), 1),
     ("100x mm 8x8 inside one region", "us", small_mm_in_region, 100),
     ("bf16-autocast MLP step 3x512, b=256", "ms", mlp_step, 1),
+    ("bf16-autocast MLP 784-512-256-10, b=128", "ms", mlp_784_step, 1),
 ]
 
 
