@@ -318,3 +318,22 @@ def test_lapack_ops_refuse_half_like_pytorch(dtype):
                    (tl.linalg.cholesky, "linalg.cholesky")):
         with pytest.raises(RuntimeError, match=f"{op}: Low precision dtypes not supported. Got {name}"):
             fn(a)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_linalg_without_lapack_runs_in_half(dtype):
+    dt = getattr(tl, dtype)
+    a = tl.tensor(np.random.default_rng(7).uniform(-1, 1, (2, 4, 4)).astype(np.float32)).to(dt)
+    a32 = a.to(tl.float32)
+    for ord_ in ("fro", 1, -1, float("inf"), -float("inf")):
+        got = tl.linalg.matrix_norm(a, ord_)
+        assert got.dtype == dt
+        want = tl.linalg.matrix_norm(a32, ord_).to(dt)  # the float32 result rounded once
+        np.testing.assert_allclose(values_of(got), values_of(want), rtol=2.0 ** (1 - FORMATS[dtype][0]))
+    got = tl.linalg.matrix_exp(a)
+    assert got.dtype == dt
+    assert np.array_equal(values_of(got), values_of(tl.linalg.matrix_exp(a32).to(dt)))
+    name = "Half" if dtype == "float16" else "BFloat16"
+    for ord_ in (2, -2, "nuc"):  # these need an SVD
+        with pytest.raises(RuntimeError, match=f"linalg.matrix_norm: Low precision dtypes not supported. Got {name}"):
+            tl.linalg.matrix_norm(a, ord_)

@@ -33,7 +33,6 @@ HALF_UNSUPPORTED = {
     "nuclear_norm": "an SVD: refused in half by PyTorch",
     "linalg.matrix_power": "samples include negative powers (an inverse), refused in half by PyTorch",
     # Known gaps of torchlike, PyTorch supports these in half:
-    "linalg.matrix_exp": "torchlike gap: refuses half (PyTorch computes it)",
     "nextafter": "torchlike gap: the pointwise functor sees only the float opmath type, "
                  "so it cannot step to the next half value",
 }
