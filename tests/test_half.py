@@ -153,6 +153,10 @@ def test_the_double_rounding_example():
     v = 1 + 2.0 ** -11 + 2.0 ** -40  # just above the half-way point between 1 and 1 + 2^-10
     assert tl.tensor([v], dtype=tl.float64).to(tl.float16).item() == float(np.float16(v)) == 1 + 2.0 ** -10
     assert tl.tensor(v, dtype=tl.float16).item() == 1 + 2.0 ** -10
+    assert tl.full((3,), v, dtype=tl.float16).tolist() == [1 + 2.0 ** -10] * 3
+    assert tl.zeros(2, dtype=tl.float16).fill_(v).tolist() == [1 + 2.0 ** -10] * 2
+    big = 2 ** 30 + 2 ** 22 + 1  # above the bfloat16 tie, which float's rounding lands on
+    assert tl.full((1,), big, dtype=tl.bfloat16).item() == 2 ** 30 + 2 ** 23
     w = 1 + 2.0 ** -8 + 2.0 ** -40
     assert tl.tensor([w], dtype=tl.float64).to(tl.bfloat16).item() == 1 + 2.0 ** -7
 

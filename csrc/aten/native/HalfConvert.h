@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "../../c10/Half.h"
+#include "../../c10/Scalar.h"
 #include "../../c10/ScalarType.h"
 
 namespace at::native::half_convert {
@@ -65,6 +66,17 @@ constexpr bool wider_than_float_v =
 
 template <class Out>
 constexpr bool is_half_type_v = std::is_same<Out, c10::Half>::value || std::is_same<Out, c10::BFloat16>::value;
+
+// A Scalar as T; into the 16-bit types rounded once (see above), where
+// Scalar::to goes through a float rounded to nearest.
+template <class T>
+inline T fill_value(const c10::Scalar& s) {
+  if constexpr (is_half_type_v<T>) {
+    if (s.isFloatingPoint()) return T(round_to_odd_float(s.toDouble()));
+    if (s.isIntegral(false)) return T(round_to_odd_float((int64_t)s.toLong()));
+  }
+  return s.to<T>();
+}
 
 // Contiguous conversions between float and the 16-bit types, vectorised where
 // the build targets F16C/AVX2 (scalar otherwise) and split over the intra-op
