@@ -78,6 +78,9 @@ inline T fill_value(const c10::Scalar& s) {
   return s.to<T>();
 }
 
+// n float16 values widened to float on the calling thread (F16C where built for it).
+void half_to_float_n(float* dst, const c10::Half* src, int64_t n);
+
 // Contiguous conversions between float and the 16-bit types, vectorised where
 // the build targets F16C/AVX2 (scalar otherwise) and split over the intra-op
 // pool. Return false for a pair they do not cover.

@@ -98,6 +98,8 @@ void run_parallel(void (*fn)(Out*, const In*, int64_t), void* dst, const void* s
 
 }  // namespace
 
+void half_to_float_n(float* dst, const c10::Half* src, int64_t n) { half_to_float(dst, src, n); }
+
 bool convert_contiguous(c10::ScalarType dst_type, void* dst, c10::ScalarType src_type, const void* src, int64_t n) {
   using c10::ScalarType;
   if (src_type == ScalarType::Float && dst_type == ScalarType::Half)
