@@ -71,10 +71,11 @@ def _dtname(t):
     return _C10_NAME.get(str(t.dtype).split(".")[-1], str(t.dtype))
 
 
-def _check_float(op, A):
+def _check_float(op, A, half_ok=False):
+    """half_ok: the op has a float16/bfloat16 path (no LAPACK call), as in PyTorch."""
     if not A.is_floating_point():
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {_dtname(A)}")
-    if A.dtype in (_tl.float16, _tl.bfloat16):
+    if not half_ok and A.dtype in (_tl.float16, _tl.bfloat16):
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_dtname(A)}")
 
 
@@ -1018,10 +1019,12 @@ _THETA13 = 5.371920351148152
 
 def matrix_exp(A):
     _check_matrix_any("linalg.matrix_exp", A)
-    _check_float("linalg.matrix_exp", A)
+    _check_float("linalg.matrix_exp", A, half_ok=True)
     n = A.shape[-1]
     if A.numel() == 0 or _is_meta(A):  # nothing to compute (meta: only the shape)
         return A.clone()
+    if A.dtype in (_tl.float16, _tl.bfloat16):  # computed in float32 (the solve needs it), rounded once
+        return matrix_exp(A.float()).to(A.dtype)
     if n == 1:
         return _tl.exp(A)
     # Scaling: one power of two for the whole batch (the largest any matrix
@@ -1213,7 +1216,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     op = "linalg.matrix_norm"
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    _check_float(op, A)
+    _check_float(op, A, half_ok=ord not in ("nuc", 2, -2))  # only the SVD-based orders refuse half
     if dtype is not None:
         A = A.to(dtype)
     dims = list(dim)

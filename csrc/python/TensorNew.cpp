@@ -9,6 +9,7 @@
 #include "Objects.h"
 #include "PythonArgParser.h"
 #include "aten/native/Copy.h"
+#include "aten/native/HalfConvert.h"
 #include "autograd/AutogradMeta.h"
 
 namespace tl::python {
@@ -184,8 +185,16 @@ static void infer_dtype(PyObject* o, c10::ScalarType* acc, std::vector<PyObject*
 // be, as PyTorch's tensor() does (unlike full(), which refuses 1e39 for float).
 template <class T>
 static void store_scalar(char* p, const c10::Scalar& s) {
-  if constexpr (std::is_floating_point<T>::value) *reinterpret_cast<T*>(p) = static_cast<T>(s.toDouble());
-  else *reinterpret_cast<T*>(p) = s.to<T>();
+  if constexpr (std::is_floating_point<T>::value) {
+    *reinterpret_cast<T*>(p) = static_cast<T>(s.toDouble());
+  } else if constexpr (at::native::half_convert::is_half_type_v<T>) {
+    // Straight from the double (or int) to the 16-bit type, rounded once
+    // (aten/native/HalfConvert.h), not through a float rounded to nearest.
+    *reinterpret_cast<T*>(p) = s.isFloatingPoint() ? T(at::native::half_convert::round_to_odd_float(s.toDouble()))
+                                                    : T(at::native::half_convert::round_to_odd_float(s.toLong()));
+  } else {
+    *reinterpret_cast<T*>(p) = s.to<T>();
+  }
 }
 
 static void fill(PyObject* o, const c10::TensorBase& out, int64_t dim, char* p) {

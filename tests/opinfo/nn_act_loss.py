@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .core import FLOATING, ErrorCase, OpInfo, Sample, make
+from .core import FLOATING, NP_DTYPE, ErrorCase, OpInfo, Sample, make
 
 F64 = np.float64
 FLOAT_ONLY = ("float32", "float64")
@@ -307,7 +307,7 @@ def _kl_ref(x, t, reduction="mean", log_target=False):
 
 
 def _kl_samples(dtype):
-    x = np.log(_prob((3, 4), dtype, 1)).astype(F64 if dtype == "float64" else np.float32)
+    x = np.log(_prob((3, 4), dtype, 1)).astype(NP_DTYPE[dtype])
     t = _prob((3, 4), dtype, 2)
     return [Sample((x, t), {"reduction": r}, desc=r) for r in LOSS_REDUCTIONS + ("batchmean",)] + \
            [Sample((x, np.log(t)), {"log_target": True, "reduction": "sum"}, desc="log_target")]
@@ -350,7 +350,7 @@ def _gnll_samples(dtype):
 
 def _pm1(shape, dtype, seed):
     rng = np.random.default_rng(seed)
-    return np.where(rng.integers(0, 2, size=shape) > 0, 1.0, -1.0).astype(F64 if dtype == "float64" else np.float32)
+    return np.where(rng.integers(0, 2, size=shape) > 0, 1.0, -1.0).astype(NP_DTYPE[dtype])
 
 
 def _hinge_ref(x, t, margin=1.0, reduction="mean"):

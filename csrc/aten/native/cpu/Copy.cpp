@@ -3,13 +3,20 @@
 #include <cstring>
 #include "Loops.h"
 #include "../Math.h"
+#include "../HalfConvert.h"
 
 namespace at::native {
 
 template <class out_t, class in_t>
 static void cast_loop(TensorIterator& iter) {
   using C = c10::opmath_t<in_t>;
-  cpu_kernel<out_t, in_t>(iter, [](C x) { return x; });
+  if constexpr (half_convert::is_half_type_v<out_t> && half_convert::wider_than_float_v<in_t>) {
+    // Into float16/bfloat16 from double or a wide integer: see HalfConvert.h
+    // for why the step through float rounds to odd.
+    cpu_kernel<out_t, in_t>(iter, [](in_t x) { return half_convert::round_to_odd_float(x); });
+  } else {
+    cpu_kernel<out_t, in_t>(iter, [](C x) { return x; });
+  }
 }
 
 static void check_not_from_meta(const TensorBase& dst, const TensorBase& src) {
@@ -43,6 +50,9 @@ void copy_into(const TensorBase& dst, const TensorBase& src) {
     });
     return;
   }
+  if (iter.is_contiguous() &&
+      half_convert::convert_contiguous(dt, iter.data_ptr(0), st, iter.data_ptr(1), iter.numel()))
+    return;
   TL_DISPATCH_ALL_TYPES(dt, "copy_", [&] {
     using out_t = scalar_t;
     TL_DISPATCH_ALL_TYPES(st, "copy_", [&] { cast_loop<out_t, scalar_t>(iter); });

@@ -1,5 +1,6 @@
 // copy_, fill_ and empty: the kernels every other op leans on.
 #include "../Copy.h"
+#include "../HalfConvert.h"
 #include "Loops.h"
 #include "ops/clone.h"
 #include "ops/copy.h"
@@ -42,7 +43,7 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
   TensorIterator iter = TensorIteratorConfig("fill_").add_output(self).promote_inputs_to_common_dtype(false)
                             .resize_outputs(false).check_mem_overlap(false).build();
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
-    scalar_t v = value.to<scalar_t>();
+    scalar_t v = half_convert::fill_value<scalar_t>(value);
     cpu_for_each(iter, [&](char** data, const int64_t* s, int64_t n) {
       char* p = data[0];
       if (s[0] == (int64_t)sizeof(scalar_t)) {

@@ -33,6 +33,7 @@
 #include <memory>
 #include "../../Parallel.h"
 #include "../../../c10/Tensor.h"
+#include "../HalfConvert.h"
 
 namespace at::native {
 
@@ -325,7 +326,33 @@ void reduce_kernel(const ReducePlan& P, const T* in, const Op& op, const Write& 
 // reduce_runs), which made the reduction TUs the slowest files to compile.
 // One call per block of up to 4096 elements (or per run) costs nothing.
 template <class acc_t, class T, class F>
+__attribute__((noinline)) acc_t lane_sum(const T* p, int64_t stride, int64_t n, const F& f);
+template <class acc_t, class T, class F, class Map>
+__attribute__((noinline)) acc_t lane_fold(const T* p, int64_t stride, int64_t n, acc_t init, const F& f, const Map& m);
+
+// float16 -> float element by element does not vectorise (the subnormal
+// branch of c10/Half.h's conversion), which made a float16 sum 4x slower than
+// a bfloat16 one. A contiguous float16 run is widened a block at a time with
+// the vector conversion instead, and the float lanes fold the block.
+constexpr int64_t kWidenBlock = 1024;
+
+template <class acc_t, class F>
+acc_t lane_sum_widened(const c10::Half* p, int64_t n, const F& f) {
+  float buf[kWidenBlock];
+  acc_t total = acc_t(0);
+  for (int64_t i = 0; i < n; i += kWidenBlock) {
+    const int64_t m = std::min(kWidenBlock, n - i);
+    half_convert::half_to_float_n(buf, p + i, m);
+    total += lane_sum<acc_t>(static_cast<const float*>(buf), 1, m, f);
+  }
+  return total;
+}
+
+template <class acc_t, class T, class F>
 __attribute__((noinline)) acc_t lane_sum(const T* p, int64_t stride, int64_t n, const F& f) {
+  if constexpr (std::is_same_v<T, c10::Half>) {
+    if (stride == 1) return lane_sum_widened<acc_t>(p, n, f);
+  }
   constexpr int L = 512 / sizeof(acc_t);  // 8 vector registers of independent partial sums
   acc_t lanes[L];
   for (int j = 0; j < L; ++j) lanes[j] = acc_t(0);
@@ -354,6 +381,18 @@ acc_t pairwise_sum(const T* p, int64_t stride, int64_t n, const F& f) {
 // Fold n elements with a binary op in L lanes (prod, max, min, any, all).
 template <class acc_t, class T, class F, class Map>
 __attribute__((noinline)) acc_t lane_fold(const T* p, int64_t stride, int64_t n, acc_t init, const F& f, const Map& m) {
+  if constexpr (std::is_same_v<T, c10::Half>) {
+    if (stride == 1) {  // widened a block at a time, as in lane_sum
+      float buf[kWidenBlock];
+      acc_t r = init;
+      for (int64_t i = 0; i < n; i += kWidenBlock) {
+        const int64_t cnt = std::min(kWidenBlock, n - i);
+        half_convert::half_to_float_n(buf, p + i, cnt);
+        r = f(r, lane_fold<acc_t>(static_cast<const float*>(buf), 1, cnt, init, f, m));
+      }
+      return r;
+    }
+  }
   constexpr int L = 512 / sizeof(acc_t) > 128 ? 128 : 512 / sizeof(acc_t);
   acc_t lanes[L];
   for (int j = 0; j < L; ++j) lanes[j] = init;
