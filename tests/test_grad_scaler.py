@@ -702,6 +702,15 @@ def test_scale_structures():
     # The state tensors: 0-dim, float32 scale and int32 counter, on the output's device.
     assert scaler._scale.dim() == 0 and scaler._scale.dtype == tl.float32
     assert scaler._growth_tracker.dim() == 0 and scaler._growth_tracker.dtype == tl.int32
+    assert scaler._get_scale_async() is scaler._scale
+    # Outputs on several devices: each is multiplied by a copy of the scale on its own device.
+    mixed = scaler.scale([tl.ones(2), tl.ones(3, device="meta"), tl.ones(1)])
+    assert mixed[1].device.type == "meta" and tuple(mixed[1].shape) == (3,)
+    assert tl.equal(mixed[2], tl.full((1,), 2.0)) and scaler._scale.device.type == "cpu"
+    # The first scaled output decides where the state tensors live.
+    on_meta = GradScaler("cpu")
+    on_meta.scale([tl.ones(1, device="meta")])
+    assert on_meta._scale.device.type == "meta"
 
 
 def test_disabled_scaler_is_pass_through():

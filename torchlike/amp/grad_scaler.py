@@ -118,7 +118,7 @@ class GradScaler:
         self._per_optimizer_states = _OptimizerRecords()
 
     # ------------------------------------------------------------------ state tensors
-    def _materialize(self, device):
+    def _lazy_init_scale_growth_tracker(self, device):
         """Creates the scale and counter tensors on `device` (first scale() call)."""
         self._scale = torchlike.full((), float(self._init_scale), dtype=torchlike.float32, device=device)
         self._growth_tracker = torchlike.full((), int(self._init_growth_tracker), dtype=torchlike.int32,
@@ -143,7 +143,7 @@ class GradScaler:
             return outputs
         if isinstance(outputs, torchlike.Tensor):
             if self._scale is None:
-                self._materialize(outputs.device)
+                self._lazy_init_scale_growth_tracker(outputs.device)
             return outputs * self._scale.to(device=outputs.device, non_blocking=True)
 
         scale_on = []  # the per-device copies, made when the first tensor is met
@@ -152,7 +152,7 @@ class GradScaler:
             if isinstance(value, torchlike.Tensor):
                 if not scale_on:
                     if self._scale is None:
-                        self._materialize(value.device)
+                        self._lazy_init_scale_growth_tracker(value.device)
                     scale_on.append(_OnEachDevice(self._scale))
                 return value * scale_on[0].on(value.device)
             if isinstance(value, list):
@@ -350,6 +350,10 @@ class GradScaler:
 
     def set_growth_interval(self, new_interval):
         self._growth_interval = new_interval
+
+    def _get_scale_async(self):
+        """The scale tensor itself (None before the first scale()), without a host read."""
+        return self._scale
 
     def _get_growth_tracker(self):
         if self._growth_tracker is None:
