@@ -887,3 +887,48 @@ def test_training_parity_with_torch():
         assert scaler.state_dict() == ref_scaler.state_dict(), step
         for p, q in zip(model.parameters(), ref.parameters()):
             np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_training_loop_backs_off_from_overflow_then_tracks_float32():
+    """A scale so large that the first scaled losses overflow: those steps are
+    skipped (parameters untouched) while the scale halves, then training runs
+    as the unscaled float32 loop does (scales are powers of two, so unscaled
+    gradients are exact and the two runs agree to rounding)."""
+    x = _batch(4)
+    target = tl.tensor(np.random.RandomState(9).randn(5, 2).astype(np.float32) * 20)
+
+    def loss_of(model):
+        return ((model(x) - target) ** 2).mean()
+
+    plain, scaled = _model(5), _model(5)
+    plain_opt = tl.optim.SGD(plain.parameters(), lr=0.01)
+    opt = tl.optim.SGD(scaled.parameters(), lr=0.01)
+    scaler = GradScaler("cpu", init_scale=2.0 ** 127, growth_interval=1000)
+    skipped, scaled_losses = 0, []
+    for _ in range(40):
+        opt.zero_grad()
+        loss = loss_of(scaled)
+        scaler.scale(loss).backward()
+        before = scaler.get_scale()
+        params_before = [p.detach().clone() for p in scaled.parameters()]
+        scaler.step(opt)
+        overflow = scaler._found_inf_per_device(opt)[tl.device("cpu")].item() == 1.0
+        scaler.update()
+        if overflow:
+            skipped += 1
+            assert scaler.get_scale() == before / 2
+            assert all(tl.equal(p.detach(), q) for p, q in zip(scaled.parameters(), params_before))
+        else:
+            scaled_losses.append(loss.item())
+    assert 1 <= skipped < 20 and scaler.get_scale() < 2.0 ** 127
+    plain_losses = []
+    for _ in range(len(scaled_losses)):
+        plain_opt.zero_grad()
+        loss = loss_of(plain)
+        loss.backward()
+        plain_opt.step()
+        plain_losses.append(loss.item())
+    np.testing.assert_allclose(scaled_losses, plain_losses, rtol=1e-5)
+    assert plain_losses[-1] < 0.8 * plain_losses[0]
+    for p, q in zip(scaled.parameters(), plain.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
