@@ -58,8 +58,8 @@ void amp_foreach_non_finite_check_and_unscale_(TensorBaseList self, const Tensor
   bool nonfinite = false;
   for (const TensorBase& grad : self) {
     if (grad.is_meta()) continue;
-    // The loop runs even after an inf was seen: GradScaler expects every
-    // gradient unscaled whatever the verdict (a skipped step zeroes them later).
+    // Every gradient is unscaled whatever the verdict, as in PyTorch: the
+    // caller may still read them (to log or clip) before the step is skipped.
     nonfinite = amp_unscale_and_check_cpu(grad, inv) || nonfinite;
     grad.bump_version();
   }
