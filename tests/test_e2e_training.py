@@ -100,7 +100,7 @@ def test_amp_cnn_bf16_and_fp16_scaler_track_float32():
     assert skipped and all(fp16[i + 1] == fp16[i] for i in skipped if i + 1 < len(fp16))
     applied = [l for i, l in enumerate(fp16) if i == 0 or i - 1 not in skipped]
     for step, (a, b) in enumerate(zip(applied, ref)):
-        assert abs(a - b) <= 1e-2 * max(1.0, abs(b)), f"fp16 update {step}: {a} vs fp32 {b}\n{applied}\n{ref}"
+        assert abs(a - b) <= 2e-2 * max(1.0, abs(b)), f"fp16 update {step}: {a} vs fp32 {b}\n{applied}\n{ref}"
 
 
 @requires_torch

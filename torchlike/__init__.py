@@ -111,4 +111,7 @@ def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"torchlike.{name}")
+    if name == "GradScaler":  # torch.GradScaler is torch.amp.GradScaler
+        from torchlike.amp.grad_scaler import GradScaler
+        return GradScaler
     raise AttributeError(f"module 'torchlike' has no attribute '{name}'")

@@ -3,7 +3,6 @@ from torchlike.amp.autocast_mode import autocast, custom_bwd, custom_fwd, is_aut
 
 __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
-# ---- GradScaler (issue 12, gradient scaling) is added here by the integrator:
-#   from torchlike.amp.grad_scaler import GradScaler
-#   __all__.append("GradScaler")
-# ---- end of the GradScaler spot
+from torchlike.amp.grad_scaler import GradScaler, OptState  # noqa: E402
+
+__all__.append("GradScaler")

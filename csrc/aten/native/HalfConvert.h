@@ -80,6 +80,11 @@ inline T fill_value(const c10::Scalar& s) {
 
 // n float16 values widened to float on the calling thread (F16C where built for it).
 void half_to_float_n(float* dst, const c10::Half* src, int64_t n);
+// The other block conversions, on the calling thread too: for kernels that
+// stream a 16-bit tensor through a float buffer inside their own parallel loop.
+void float_to_half_n(c10::Half* dst, const float* src, int64_t n);
+void bfloat16_to_float_n(float* dst, const c10::BFloat16* src, int64_t n);
+void float_to_bfloat16_n(c10::BFloat16* dst, const float* src, int64_t n);
 
 // Contiguous conversions between float and the 16-bit types, vectorised where
 // the build targets F16C/AVX2 (scalar otherwise) and split over the intra-op

@@ -14,3 +14,8 @@ class autocast(_amp.autocast):
         warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. "
                       "Please use `torch.amp.autocast('cpu', args...)` instead.", FutureWarning, stacklevel=2)
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+
+
+from torchlike.amp.grad_scaler import _CpuGradScaler as GradScaler  # noqa: E402
+
+__all__.append("GradScaler")

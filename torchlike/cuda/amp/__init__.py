@@ -39,4 +39,6 @@ def custom_bwd(bwd):
                   stacklevel=2)
     return _amp.custom_bwd(bwd, device_type="cuda")
 
-# ---- GradScaler (torch.cuda.amp.GradScaler) is added here by the integrator, next to torchlike.amp's.
+from torchlike.amp.grad_scaler import _CudaGradScaler as GradScaler  # noqa: E402
+
+__all__.append("GradScaler")

@@ -99,6 +99,9 @@ void run_parallel(void (*fn)(Out*, const In*, int64_t), void* dst, const void* s
 }  // namespace
 
 void half_to_float_n(float* dst, const c10::Half* src, int64_t n) { half_to_float(dst, src, n); }
+void float_to_half_n(c10::Half* dst, const float* src, int64_t n) { float_to_half(dst, src, n); }
+void bfloat16_to_float_n(float* dst, const c10::BFloat16* src, int64_t n) { bf16_to_float(dst, src, n); }
+void float_to_bfloat16_n(c10::BFloat16* dst, const float* src, int64_t n) { float_to_bf16(dst, src, n); }
 
 bool convert_contiguous(c10::ScalarType dst_type, void* dst, c10::ScalarType src_type, const void* src, int64_t n) {
   using c10::ScalarType;
