@@ -375,3 +375,51 @@ def test_python_losses_match_pytorch_under_cpu_autocast(op):
     # Same float32 computation of the same (bfloat16-rounded) inputs.
     assert ours.shape == tuple(theirs.shape)
     assert ours.float().flatten().tolist() == pytest.approx(theirs.float().flatten().tolist(), rel=1e-4, abs=1e-5)
+
+
+# ---- other ops written in Python that PyTorch's autocast lists: each runs at
+# the listed precision, and the ops it is made of are not cast again (pinverse
+# is matmuls inside, which would otherwise run in the low precision).
+
+def _spd(m, x, n=3):
+    a = x(n, n, dtype=m.float32)
+    return a @ a.T + n * m.eye(n)
+
+
+PY_POLICY_CPU = {
+    # op: (expected output under CPU autocast: "low" or "f32", call(m, x))
+    "prelu": ("low", lambda m, x: m.nn.functional.prelu(x(2, 3, dtype=m.float32), x(3, dtype=m.float32))),
+    "scaled_dot_product_attention": ("low", lambda m, x: m.nn.functional.scaled_dot_product_attention(
+        x(1, 2, 4, 8, dtype=m.float32), x(1, 2, 4, 8, dtype=m.float32), x(1, 2, 4, 8, dtype=m.float32))),
+    "linalg.vecdot": ("low", lambda m, x: m.linalg.vecdot(x(3, dtype=m.float32), x(3, dtype=m.float32))),
+    "pinverse": ("f32", lambda m, x: m.pinverse(x(3, 3, dtype=m.float32))),
+    "linalg.lstsq": ("f32", lambda m, x: m.linalg.lstsq(x(4, 3, dtype=m.float32), x(4, 2, dtype=m.float32))[0]),
+    "lu_solve": ("f32", lambda m, x: m.lu_solve(x(3, 1, dtype=m.float32), *m.linalg.lu_factor(_spd(m, x)))),
+}
+
+
+@pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("op", sorted(PY_POLICY_CPU))
+def test_python_ops_follow_cpu_policy(op, low):
+    want, call = PY_POLICY_CPU[op]
+    with tl.autocast("cpu", dtype=low):
+        got = call(tl, _numpy_factory(tl))
+        assert tl.is_autocast_enabled("cpu")
+    assert got.dtype == (low if want == "low" else F32)
+    assert call(tl, _numpy_factory(tl)).dtype == F32  # outside: untouched
+
+
+@requires_torch
+@pytest.mark.parametrize("op", sorted(PY_POLICY_CPU))
+def test_python_ops_match_pytorch_under_cpu_autocast(op):
+    import warnings
+
+    import torch
+    _, call = PY_POLICY_CPU[op]
+    with tl.autocast("cpu"):
+        ours = call(tl, _numpy_factory(tl))
+    with warnings.catch_warnings(), torch.autocast("cpu"):
+        warnings.simplefilter("ignore")
+        theirs = call(torch, _numpy_factory(torch))
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert ours.float().flatten().tolist() == pytest.approx(theirs.float().flatten().tolist(), rel=2e-2, abs=2e-2)

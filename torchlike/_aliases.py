@@ -14,6 +14,7 @@ import warnings
 import torchlike as _tl
 from torchlike import Tensor
 from torchlike import linalg as _la
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs lu_solve in float32
 
 __all__ = []
 
@@ -601,6 +602,7 @@ for _fn in (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
 
 
 # ---------------------------------------------------------------- linear algebra torch functions
+@_float32_policy("cpu")
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """Solves A X = b given A's LU factorization (torch.linalg.lu_factor's LU, pivots)."""
     return _la.lu_solve(LU_data, LU_pivots, b, out=out)

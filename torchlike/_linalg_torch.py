@@ -6,6 +6,7 @@ import collections
 
 import torchlike as _tl
 from torchlike import linalg as _la
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs pinverse in float32
 
 __all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "matrix_exp", "pinverse", "cholesky",
            "cholesky_solve", "cholesky_inverse", "svd", "qr", "triangular_solve", "lu_unpack", "chain_matmul"]
@@ -45,6 +46,7 @@ def matrix_exp(input):
     return _la.matrix_exp(input)
 
 
+@_float32_policy("cpu")
 def pinverse(input, rcond=1e-15):
     return _la.pinv(input, rtol=rcond)
 

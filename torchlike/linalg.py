@@ -17,6 +17,7 @@ import math
 
 import torchlike as _tl
 from torchlike.autograd.function import Function
+from torchlike.amp.autocast_mode import _float32_policy, _lower_policy  # PyTorch's autocast lists these Python-written ops
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
            "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
@@ -938,6 +939,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     return _write_out("linalg.matrix_rank", out, (S > thr).sum(-1))
 
 
+@_float32_policy("cpu")
 def lstsq(A, B, rcond=None, *, driver=None):
     op = "torch.linalg.lstsq"
     _check_matrix(op, A, "input")
@@ -1115,6 +1117,7 @@ def cross(input, other, *, dim=-1, out=None):
     return _write_out(op, out, r)
 
 
+@_lower_policy("cpu", "cuda")
 def vecdot(x, y, *, dim=-1, out=None):
     if x.dtype != y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "

@@ -127,12 +127,13 @@ def _cast_floating(value, dtype, kind):
     return value
 
 
-def _float32_policy(*device_types):
-    """The `fp32` policy for functional ops written in Python (the losses of
-    nn.functional), which have no generated Autocast kernel: inside a region of
-    one of `device_types`, that device type's floating inputs are cast to
-    float32 and the op runs with its autocast off, as a generated kernel would
-    run it below its Autocast key. Outside every region: one check per device type."""
+def _python_policy(target_dtype, device_types):
+    """An autocast policy for an op written in Python, which has no generated
+    Autocast kernel: inside a region of one of `device_types`, that device
+    type's floating inputs are cast to `target_dtype(device)` and the op runs
+    with its autocast off, as a generated kernel runs it below its Autocast key
+    (so the ops it is made of are not cast again). Outside every region: one
+    check per device type."""
     def wrap(fn):
         @functools.wraps(fn)
         def run(*args, **kwargs):
@@ -140,7 +141,8 @@ def _float32_policy(*device_types):
             if not active:
                 return fn(*args, **kwargs)
             for d in active:
-                args, kwargs = _cast_floating(args, torchlike.float32, d), _cast_floating(kwargs, torchlike.float32, d)
+                dtype = target_dtype(d)
+                args, kwargs = _cast_floating(args, dtype, d), _cast_floating(kwargs, dtype, d)
                 _state._autocast_set_enabled(d, False)
             try:
                 return fn(*args, **kwargs)
@@ -149,6 +151,18 @@ def _float32_policy(*device_types):
                     _state._autocast_set_enabled(d, True)
         return run
     return wrap
+
+
+def _float32_policy(*device_types):
+    """PyTorch's `fp32` policy for a Python-written op (the losses of nn.functional,
+    pinverse, lstsq): its inputs are cast to float32."""
+    return _python_policy(lambda d: torchlike.float32, device_types)
+
+
+def _lower_policy(*device_types):
+    """PyTorch's `lower_precision_fp` policy for a Python-written op (prelu,
+    scaled_dot_product_attention, vecdot): its inputs are cast to the region's dtype."""
+    return _python_policy(_state._autocast_get_dtype, device_types)
 
 
 def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):

@@ -10,6 +10,7 @@ import math
 import torchlike
 from torchlike import _C
 from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's autocast runs these losses in float32
+from torchlike.amp.autocast_mode import _lower_policy  # noqa: E402
 
 __all__ = [
     # activations
@@ -163,6 +164,7 @@ def tanh(input):
     return torchlike.tanh(input)
 
 
+@_lower_policy("cpu", "cuda")
 def prelu(input, weight):
     """weight holds one slope, or one per channel (dim 1; dim 0 of a 1-D input)."""
     if weight.dim() != 1 and not (weight.dim() == 0):

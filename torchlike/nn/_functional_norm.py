@@ -8,6 +8,7 @@ import math as _math
 
 import torchlike as _tl
 from torchlike import _nn_norm as _nn
+from torchlike.amp.autocast_mode import _lower_policy  # PyTorch's autocast lowers sdpa
 
 __all__ = ["softmax", "softmin", "log_softmax", "gumbel_softmax", "layer_norm", "rms_norm", "batch_norm",
            "group_norm", "instance_norm", "local_response_norm", "normalize", "dropout", "dropout1d", "dropout2d",
@@ -280,6 +281,7 @@ def bilinear(input1, input2, weight, bias=None):
     return _nn.bilinear(input1, input2, weight, bias)
 
 
+@_lower_policy("cpu", "cuda")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims, batched over the
