@@ -60,7 +60,8 @@ TL_HOST_DEVICE inline float rnn_tanh(float x) {
   const float large = 1.0f - 2.0f / (tl_math::exp(2.0f * ax) + 1.0f);
   const float big = std::copysign(large, x);
   float r = ax < 0.625f ? small : big;
-  return x != x ? x : r;
+  // x != x keeps NaN; x == 0 keeps the sign of -0 (the series gives +0 there).
+  return (x != x || x == 0.0f) ? x : r;
 }
 TL_HOST_DEVICE inline double rnn_tanh(double x) { return std::tanh(x); }
 
