@@ -28,10 +28,6 @@ TensorBase dense(const TensorBase& t, ScalarType dtype) {
   return at::_ops::contiguous(c, MemoryFormat::Contiguous);
 }
 
-// Rows of the pointwise pass per parallel chunk: below a few thousand
-// elements a fork/join costs more than the loop.
-int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(hidden, 1)); }
-
 // Step s of the recurrence (s = 0 first) works on time index t.
 inline int64_t time_of(int64_t s, int64_t steps, bool reverse) { return reverse ? steps - 1 - s : s; }
 
@@ -80,94 +76,120 @@ __attribute__((noinline)) void backward_row(const T* __restrict__ dh, T* __restr
   }
 }
 
+// The forward for batch rows [b0, b1) over all steps. Rows never interact in
+// an LSTM (each row's step is its own h_prev times W_hh), so each thread runs
+// the whole recurrence for its slice of the batch: one fork/join per call
+// instead of one per step.
 template <class T>
-void forward_loop(const LstmSequencePlan& p, bool reverse, const T* x_gates, const T* h0, const T* c0, const T* w_hh,
-                  T* out, T* h_n, T* c_n, T* ws) {
-  const int64_t B = p.batch, H = p.hidden, G = 4 * H, W = kLstmWorkspaceBlocks * H;
-  std::vector<T> gates((size_t)(B * G));
-  const T* h_prev = h0;
-  int64_t h_prev_ld = H;
-  const T* c_prev = c0;
+void forward_rows(const LstmSequencePlan& p, bool reverse, int64_t b0, int64_t b1, const T* x_gates, const T* h0,
+                  const T* c0, const T* w_hh, T* out, T* h_n, T* c_n, T* ws) {
+  const int64_t B = p.batch, H = p.hidden, G = 4 * H, W = kLstmWorkspaceBlocks * H, rows = b1 - b0;
+  std::vector<T> gates((size_t)(rows * G));
+  const T* h_prev = h0 + b0 * H;  // row stride H, in h0 and then in out
+  const T* c_prev = c0 + b0 * H;
   int64_t c_prev_ld = H;  // c_prev rows sit in c0 first, then in the workspace
   for (int64_t s = 0; s < p.steps; ++s) {
     const int64_t t = time_of(s, p.steps, reverse);
-    cpu_gemm::gemm<T>(false, true, B, G, H, T(1), h_prev, h_prev_ld, w_hh, H, T(0), gates.data(), G);
-    const T* xg = x_gates + t * B * G;
-    T* h_out = out + t * B * H;
-    T* ws_t = ws + t * B * W;
-    const T* cp = c_prev;
-    const int64_t cp_ld = c_prev_ld;
-    at::parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const T* x = xg + b * G;
-        const T* r = gates.data() + b * G;
-        T* w = ws_t + b * W;
-        forward_row<T>(x, x + H, x + 2 * H, x + 3 * H, r, r + H, r + 2 * H, r + 3 * H, cp + b * cp_ld, w, w + H,
-                       w + 2 * H, w + 3 * H, w + 4 * H, w + 5 * H, h_out + b * H, H);
-      }
-    });
+    // Single-threaded inside a parallel region; split over the pool otherwise.
+    cpu_gemm::gemm<T>(false, true, rows, G, H, T(1), h_prev, H, w_hh, H, T(0), gates.data(), G);
+    const T* xg = x_gates + (t * B + b0) * G;
+    T* h_out = out + (t * B + b0) * H;
+    T* ws_t = ws + (t * B + b0) * W;
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* x = xg + r * G;
+      const T* hh = gates.data() + r * G;
+      T* w = ws_t + r * W;
+      forward_row<T>(x, x + H, x + 2 * H, x + 3 * H, hh, hh + H, hh + 2 * H, hh + 3 * H, c_prev + r * c_prev_ld, w,
+                     w + H, w + 2 * H, w + 3 * H, w + 4 * H, w + 5 * H, h_out + r * H, H);
+    }
     h_prev = h_out;
-    h_prev_ld = H;
     c_prev = ws_t + 4 * H;
     c_prev_ld = W;
   }
-  for (int64_t b = 0; b < B; ++b) {
-    std::memcpy(h_n + b * H, h_prev + b * h_prev_ld, sizeof(T) * H);
-    std::memcpy(c_n + b * H, c_prev + b * c_prev_ld, sizeof(T) * H);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(h_n + (b0 + r) * H, h_prev + r * H, sizeof(T) * H);
+    std::memcpy(c_n + (b0 + r) * H, c_prev + r * c_prev_ld, sizeof(T) * H);
   }
+}
+
+// Batch rows per thread at least: a thinner GEMM wastes its register blocks.
+constexpr int64_t kRowsPerThread = 8;
+
+template <class T>
+void forward_loop(const LstmSequencePlan& p, bool reverse, const T* x_gates, const T* h0, const T* c0, const T* w_hh,
+                  T* out, T* h_n, T* c_n, T* ws) {
+  at::parallel_for(0, p.batch, kRowsPerThread, [&](int64_t b0, int64_t b1) {
+    forward_rows<T>(p, reverse, b0, b1, x_gates, h0, c0, w_hh, out, h_n, c_n, ws);
+  });
+}
+
+// The backward through time for batch rows [b0, b1): the gate gradients of
+// every step, grad_h0 and grad_c0 of these rows. Row-independent like the
+// forward, so again one thread per slice of the batch.
+template <class T>
+void backward_rows(const LstmSequencePlan& p, bool reverse, int64_t b0, int64_t b1, const T* grad_out,
+                   const T* grad_hn, const T* grad_cn, const T* c0, const T* w_hh, const T* ws, T* grad_gates,
+                   T* grad_h0, T* grad_c0) {
+  const int64_t B = p.batch, H = p.hidden, G = 4 * H, W = kLstmWorkspaceBlocks * H, T_ = p.steps, rows = b1 - b0;
+  const int64_t n = rows * H;
+  std::vector<T> dh((size_t)n);
+  // dc flowing back into the step being processed; starts as grad_cn.
+  T* dc = grad_c0 + b0 * H;
+  if (grad_cn) std::copy(grad_cn + b0 * H, grad_cn + b0 * H + n, dc);
+  else std::fill(dc, dc + n, T(0));
+  // The recurrence ran s = 0..T-1; its backward runs s = T-1..0.
+  for (int64_t s = T_ - 1; s >= 0; --s) {
+    const int64_t t = time_of(s, T_, reverse);
+    // dh = grad_output[t] (+ grad_hn for the last step run) + dG[later step] W_hh.
+    if (grad_out) std::copy(grad_out + (t * B + b0) * H, grad_out + (t * B + b0) * H + n, dh.begin());
+    else std::fill(dh.begin(), dh.end(), T(0));
+    if (s == T_ - 1) {
+      if (grad_hn)
+        for (int64_t k = 0; k < n; ++k) dh[k] += grad_hn[b0 * H + k];
+    } else {
+      const int64_t t_later = time_of(s + 1, T_, reverse);
+      cpu_gemm::gemm<T>(false, false, rows, H, G, T(1), grad_gates + (t_later * B + b0) * G, G, w_hh, H, T(1),
+                        dh.data(), H);
+    }
+    const T* ws_t = ws + (t * B + b0) * W;
+    const T* c_prev = s == 0 ? c0 + b0 * H : ws + (time_of(s - 1, T_, reverse) * B + b0) * W + 4 * H;
+    const int64_t c_prev_ld = s == 0 ? H : W;
+    T* dg_t = grad_gates + (t * B + b0) * G;
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* w = ws_t + r * W;
+      T* d = dg_t + r * G;
+      backward_row<T>(dh.data() + r * H, dc + r * H, w, w + H, w + 2 * H, w + 3 * H, w + 5 * H,
+                      c_prev + r * c_prev_ld, d, d + H, d + 2 * H, d + 3 * H, H);
+    }
+  }
+  // The first step run read h0: grad_h0 = dG[first] W_hh (grad_hn alone when T = 0).
+  T* gh0 = grad_h0 + b0 * H;
+  if (T_ == 0) {
+    if (grad_hn) std::copy(grad_hn + b0 * H, grad_hn + b0 * H + n, gh0);
+    else std::fill(gh0, gh0 + n, T(0));
+    return;
+  }
+  const int64_t t_first = time_of(0, T_, reverse);
+  cpu_gemm::gemm<T>(false, false, rows, H, G, T(1), grad_gates + (t_first * B + b0) * G, G, w_hh, H, T(0), gh0, H);
 }
 
 template <class T>
 void backward_loop(const LstmSequencePlan& p, bool reverse, const T* grad_out, const T* grad_hn, const T* grad_cn,
                    const T* h0, const T* c0, const T* w_hh, const T* out, const T* ws, T* grad_gates, T* grad_h0,
                    T* grad_c0, T* grad_w_hh) {
-  const int64_t B = p.batch, H = p.hidden, G = 4 * H, W = kLstmWorkspaceBlocks * H, T_ = p.steps;
-  std::vector<T> dh((size_t)(B * H));
-  // dc flowing back into the step being processed; starts as grad_cn.
-  std::vector<T> dc((size_t)(B * H));
-  if (grad_cn) std::copy(grad_cn, grad_cn + B * H, dc.begin());
-  else std::fill(dc.begin(), dc.end(), T(0));
-  // The recurrence ran s = 0..T-1; its backward runs s = T-1..0.
-  for (int64_t s = T_ - 1; s >= 0; --s) {
-    const int64_t t = time_of(s, T_, reverse);
-    // dh = grad_output[t] (+ grad_hn for the last step run) + dG[later step] W_hh.
-    if (grad_out) std::copy(grad_out + t * B * H, grad_out + (t + 1) * B * H, dh.begin());
-    else std::fill(dh.begin(), dh.end(), T(0));
-    if (s == T_ - 1) {
-      if (grad_hn)
-        for (int64_t k = 0; k < B * H; ++k) dh[k] += grad_hn[k];
-    } else {
-      const int64_t t_later = time_of(s + 1, T_, reverse);
-      cpu_gemm::gemm<T>(false, false, B, H, G, T(1), grad_gates + t_later * B * G, G, w_hh, H, T(1), dh.data(), H);
-    }
-    const T* ws_t = ws + t * B * W;
-    const T* c_prev = s == 0 ? c0 : ws + time_of(s - 1, T_, reverse) * B * W + 4 * H;
-    const int64_t c_prev_ld = s == 0 ? H : W;
-    T* dg_t = grad_gates + t * B * G;
-    at::parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const T* w = ws_t + b * W;
-        T* d = dg_t + b * G;
-        backward_row<T>(dh.data() + b * H, dc.data() + b * H, w, w + H, w + 2 * H, w + 3 * H, w + 5 * H,
-                        c_prev + b * c_prev_ld, d, d + H, d + 2 * H, d + 3 * H, H);
-      }
-    });
-  }
-  std::copy(dc.begin(), dc.end(), grad_c0);
+  const int64_t B = p.batch, H = p.hidden, G = 4 * H, T_ = p.steps;
+  at::parallel_for(0, B, kRowsPerThread, [&](int64_t b0, int64_t b1) {
+    backward_rows<T>(p, reverse, b0, b1, grad_out, grad_hn, grad_cn, c0, w_hh, ws, grad_gates, grad_h0, grad_c0);
+  });
   if (T_ == 0) {
-    if (grad_hn) std::copy(grad_hn, grad_hn + B * H, grad_h0);
-    else std::fill(grad_h0, grad_h0 + B * H, T(0));
     std::fill(grad_w_hh, grad_w_hh + G * H, T(0));
     return;
   }
-  // The first step run read h0; grad_h0 = dG[first] W_hh.
-  const int64_t t_first = time_of(0, T_, reverse);
-  const T* dg_first = grad_gates + t_first * B * G;
-  cpu_gemm::gemm<T>(false, false, B, H, G, T(1), dg_first, G, w_hh, H, T(0), grad_h0, H);
   // grad_w_hh = dG[first]^T h0 + sum over the other steps of dG[t]^T h_prev[t],
   // where h_prev[t] is out[t - 1] (forward) or out[t + 1] (reverse): both are
   // contiguous runs of T - 1 steps, so one GEMM covers them.
-  cpu_gemm::gemm<T>(true, false, G, H, B, T(1), dg_first, G, h0, H, T(0), grad_w_hh, H);
+  const int64_t t_first = time_of(0, T_, reverse);
+  cpu_gemm::gemm<T>(true, false, G, H, B, T(1), grad_gates + t_first * B * G, G, h0, H, T(0), grad_w_hh, H);
   if (T_ > 1) {
     const int64_t rows = (T_ - 1) * B;
     const T* dg_rest = reverse ? grad_gates : grad_gates + B * G;
