@@ -10,8 +10,6 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
 #include "aten/native/Math.h"
 #include "c10/Tensor.h"
