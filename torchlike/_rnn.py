@@ -79,107 +79,31 @@ _CELL_STEPS = {"LSTM": _lstm_step, "GRU": _gru_step,
 # ---------------------------------------------------------------- fused LSTM over a padded sequence
 
 class _LSTMSequence(Function):
-    """A whole LSTM direction over a padded (T, B, 4H) input projection, with a
-    hand-written backward through time.
+    """A whole LSTM direction over a padded (T, B, 4H) input projection, run by
+    the C++ ops _lstm_fused_sequence / _lstm_fused_sequence_backward.
 
-    Why: recorded op by op, every step leaves ~8 autograd nodes and two slow
-    tanh calls. Here the forward runs without recording, computing tanh(x) as
-    2*sigmoid(2x) - 1 with in-place pointwise ops on (B, 4H) / (B, H) tensors,
-    and the backward needs one addmm plus a few pointwise ops per step; the
-    recurrent weight's gradient is one matrix product over all steps.
+    Why: recorded op by op, every step leaves ~8 autograd nodes and a dozen
+    dispatched calls; here a step is one GEMM plus one fused gate pass in C++,
+    and the backward's recurrent-weight gradient is one product over all steps.
 
     Inputs: x_gates (T, B, 4H) = x W_ih^T + biases, h0 and c0 (B, H), w_hh (4H, H).
-    Outputs: out (T, B, H) in time order, h_n, c_n (B, H). Per-step lists are
-    indexed by time, whichever direction the recurrence runs."""
+    Outputs: out (T, B, H) in time order, h_n, c_n (B, H). The gradient for
+    x_gates flows on through the input projection's own autograd node."""
 
     @staticmethod
     def forward(ctx, x_gates, h0, c0, w_hh, reverse):
-        steps, hsz = x_gates.shape[0], h0.shape[1]
-        order = range(steps - 1, -1, -1) if reverse else range(steps)
-        # When a gradient will be asked for, each step also stores the factors
-        # its backward needs (they are known now; only dh and dc are not):
-        #   coef[:, i|f|g|o] = d gate / d (its pre-activation) times tanh(g), c_prev,
-        #   i and tanh(c) respectively;  dc_coef = o * (1 - tanh(c)^2).
-        keep = any(ctx.needs_input_grad[:4])
-        w_hh_t = w_hh.t()
-        out = h0.new_empty((steps,) + tuple(h0.shape))
-        coefs, dc_coefs, forgets = [None] * steps, [None] * steps, [None] * steps
-        one = h0.new_ones(())
-        h, c = h0, c0
-        for t in order:
-            act = torchlike.addmm(x_gates[t], h, w_hh_t)
-            in_g, forget_g, out_g = act[:, :hsz], act[:, hsz:2 * hsz], act[:, 3 * hsz:]
-            cand = act[:, 2 * hsz:3 * hsz]
-            cand.mul_(2)
-            act.sigmoid_()
-            cand.sub_(0.5)                       # now tanh(g) / 2
-            c_prev = c
-            c = torchlike.mul(forget_g, c)
-            c.addcmul_(in_g, cand, value=2)
-            half_tanh_c = torchlike.mul(c, 2)
-            half_tanh_c.sigmoid_()
-            half_tanh_c.sub_(0.5)                # tanh(c) / 2
-            h = torchlike.mul(out_g, half_tanh_c, out=out[t])
-            h.mul_(2)
-            if keep:
-                slope = torchlike.addcmul(act, act, act, value=-1)   # s(1 - s) per gate
-                coef = torchlike.mul(slope, 2)
-                coef[:, :hsz].mul_(cand)
-                torchlike.mul(slope[:, hsz:2 * hsz], c_prev, out=coef[:, hsz:2 * hsz])
-                torchlike.mul(in_g, torchlike.addcmul(one, cand, cand, value=-4),
-                              out=coef[:, 2 * hsz:3 * hsz])
-                coef[:, 3 * hsz:].mul_(half_tanh_c)
-                coefs[t] = coef
-                dc_coefs[t] = out_g * torchlike.addcmul(one, half_tanh_c, half_tanh_c, value=-4)
-                forgets[t] = forget_g
+        out, h_n, c_n, workspace = torchlike._lstm_fused_sequence(x_gates, h0, c0, w_hh, reverse)
         ctx.reverse = reverse
-        ctx.lists = (coefs, dc_coefs, forgets)
-        ctx.save_for_backward(h0, w_hh, out)
-        return out, h.clone(), c.clone()
+        ctx.save_for_backward(h0, c0, w_hh, out, workspace)
+        return out, h_n, c_n
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out, grad_hn, grad_cn):
-        h0, w_hh, out = ctx.saved_tensors
-        coefs, dc_coefs, forgets = ctx.lists
-        steps, batch, hsz = len(coefs), h0.shape[0], h0.shape[1]
-        if steps == 0:
-            return None, grad_hn, grad_cn, torchlike.zeros_like(w_hh), None
-        if grad_out is None:
-            grad_out = out.new_zeros(out.shape)
-        # Backwards through the recurrence: the reverse direction ran from the
-        # last time step, so its backward runs from the first.
-        order = range(steps) if ctx.reverse else range(steps - 1, -1, -1)
-        first_t = steps - 1 if ctx.reverse else 0   # the step that read h0/c0
-
-        grad_gates = out.new_empty((steps, batch, 4 * hsz))
-        by_gate = grad_gates.view(steps, batch, 4, hsz)
-        dc_carry = grad_cn
-        next_grad = None
-        for t in order:
-            if next_grad is None:
-                dh = grad_out[t] if grad_hn is None else grad_out[t] + grad_hn
-            else:
-                dh = torchlike.addmm(grad_out[t], next_grad, w_hh)
-            dc = dh * dc_coefs[t] if dc_carry is None else torchlike.addcmul(dc_carry, dh, dc_coefs[t])
-            coef = coefs[t].view(batch, 4, hsz)
-            torchlike.mul(coef[:, :3], dc.unsqueeze(1), out=by_gate[t, :, :3])
-            torchlike.mul(coef[:, 3], dh, out=by_gate[t, :, 3])
-            dc_carry = dc * forgets[t]
-            next_grad = grad_gates[t]
-
-        # dW_hh = sum_t dG[t]^T h_prev[t]: the step that read h0, plus every
-        # other step against the output of the step before it (a slice of out).
-        first_grad = grad_gates[first_t]
-        grad_w_hh = first_grad.t().mm(h0)
-        if steps > 1:
-            rows = (steps - 1) * batch
-            later = grad_gates[:-1] if ctx.reverse else grad_gates[1:]
-            earlier = out[1:] if ctx.reverse else out[:-1]
-            grad_w_hh = torchlike.addmm(grad_w_hh, later.reshape(rows, 4 * hsz).t(),
-                                        earlier.reshape(rows, hsz))
-        grad_h0 = first_grad.mm(w_hh)
-        return grad_gates, grad_h0, dc_carry, grad_w_hh, None
+        h0, c0, w_hh, out, workspace = ctx.saved_tensors
+        grad_gates, grad_h0, grad_c0, grad_w_hh = torchlike._lstm_fused_sequence_backward(
+            grad_out, grad_hn, grad_cn, h0, c0, w_hh, out, workspace, ctx.reverse)
+        return grad_gates, grad_h0, grad_c0, grad_w_hh, None
 
 
 # ---------------------------------------------------------------- one direction of one layer
@@ -270,7 +194,9 @@ def _run_stack(mode, data, sizes, padded_shape, hx, params, has_biases, num_laye
             w_ih, w_hh, b_ih, b_hh, w_hr = groups[layer * num_directions + d]
             proj = _input_projection(mode, layer_in, w_ih, b_ih, b_hh)
             state0 = tuple(s[layer * num_directions + d] for s in hx)
-            if mode == "LSTM" and w_hr is None and padded_shape is not None:
+            # The fused kernels are CPU (and Meta) only; other devices step in Python.
+            if (mode == "LSTM" and w_hr is None and padded_shape is not None
+                    and proj.device.type in ("cpu", "meta")):
                 out, h_n, c_n = _LSTMSequence.apply(
                     proj.view(len(sizes), sizes[0], proj.shape[1]), state0[0], state0[1],
                     w_hh, d == 1)
