@@ -423,3 +423,73 @@ def test_python_ops_match_pytorch_under_cpu_autocast(op):
         theirs = call(torch, _numpy_factory(torch))
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     assert ours.float().flatten().tolist() == pytest.approx(theirs.float().flatten().tolist(), rel=2e-2, abs=2e-2)
+
+
+# Python-written ops on PyTorch's CPU fp32 list take low-precision inputs (what a
+# lowered conv or matmul hands them) and run in float32, the LAPACK-backed ones
+# included, which refuse half outside autocast.
+def _lowp(m, x, *shape):
+    return x(*shape, dtype=m.float32).to(m.bfloat16)
+
+
+PY_FP32_FROM_LOW = {
+    "avg_pool3d": lambda m, x: m.nn.functional.avg_pool3d(_lowp(m, x, 1, 1, 4, 4, 4), 2),
+    "max_pool3d": lambda m, x: m.nn.functional.max_pool3d(_lowp(m, x, 1, 1, 4, 4, 4), 2),
+    "adaptive_avg_pool3d": lambda m, x: m.nn.functional.adaptive_avg_pool3d(_lowp(m, x, 1, 1, 4, 4, 4), 2),
+    "adaptive_max_pool3d": lambda m, x: m.nn.functional.adaptive_max_pool3d(_lowp(m, x, 1, 1, 4, 4, 4), 2),
+    "max_unpool2d": lambda m, x: m.nn.functional.max_unpool2d(
+        *m.nn.functional.max_pool2d(_lowp(m, x, 1, 1, 4, 4), 2, return_indices=True), 2),
+    "fractional_max_pool2d": lambda m, x: m.nn.functional.fractional_max_pool2d(
+        _lowp(m, x, 1, 1, 6, 6), 2, output_size=3, _random_samples=m.full((1, 1, 2), 0.5, dtype=m.bfloat16)),
+    "reflect pad 1d": lambda m, x: m.nn.functional.pad(_lowp(m, x, 1, 2, 5), (1, 1), mode="reflect"),
+    "reflect pad 2d": lambda m, x: m.nn.functional.pad(_lowp(m, x, 1, 2, 5, 5), (1, 1, 1, 1), mode="reflect"),
+    "replicate pad 3d": lambda m, x: m.nn.functional.pad(_lowp(m, x, 1, 2, 3, 3, 3), (1,) * 6, mode="replicate"),
+    "grid_sample": lambda m, x: m.nn.functional.grid_sample(_lowp(m, x, 1, 1, 4, 4), _lowp(m, x, 1, 2, 2, 2).tanh(),
+                                                            align_corners=False),
+    "linalg.inv": lambda m, x: m.linalg.inv(_lowp(m, x, 3, 3)),
+    "linalg.solve": lambda m, x: m.linalg.solve(_lowp(m, x, 3, 3), _lowp(m, x, 3, 1)),
+    "linalg.svdvals": lambda m, x: m.linalg.svdvals(_lowp(m, x, 3, 3)),
+    "linalg.qr": lambda m, x: m.linalg.qr(_lowp(m, x, 3, 3))[0],
+    "linalg.eigvalsh": lambda m, x: m.linalg.eigvalsh(_lowp(m, x, 3, 3)),
+    "linalg.cond": lambda m, x: m.linalg.cond(_lowp(m, x, 3, 3)),
+    "inverse": lambda m, x: m.inverse(_lowp(m, x, 3, 3)),
+    "cholesky_inverse": lambda m, x: m.cholesky_inverse(_lowp(m, x, 3, 3).tril() + 3 * m.eye(3, dtype=m.bfloat16)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(PY_FP32_FROM_LOW))
+def test_python_fp32_ops_take_low_precision_inputs_under_cpu_autocast(op):
+    call = PY_FP32_FROM_LOW[op]
+    with tl.autocast("cpu"):
+        assert call(tl, _numpy_factory(tl)).dtype == F32
+    if op.startswith(("linalg", "inverse", "cholesky")):
+        with pytest.raises(RuntimeError, match="Low precision dtypes not supported"):
+            call(tl, _numpy_factory(tl))  # outside autocast half is refused, as PyTorch does
+    else:
+        assert call(tl, _numpy_factory(tl)).dtype == BF16
+
+
+@requires_torch
+@pytest.mark.parametrize("op", sorted(PY_FP32_FROM_LOW))
+def test_python_fp32_ops_from_low_precision_match_pytorch(op):
+    import torch
+    call = PY_FP32_FROM_LOW[op]
+    with tl.autocast("cpu"):
+        ours = call(tl, _numpy_factory(tl))
+    with torch.autocast("cpu"):
+        theirs = call(torch, _numpy_factory(torch))
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert ours.flatten().tolist() == pytest.approx(theirs.flatten().tolist(), rel=1e-3, abs=1e-3)
+
+
+def test_lstm_under_cpu_autocast_runs_in_the_region_dtype_and_trains_fp32_weights():
+    tl.manual_seed(0)
+    lstm = tl.nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    x = tl.randn(5, 2, 3)
+    with tl.autocast("cpu"):
+        out, (h, c) = lstm(x)
+    assert out.dtype == h.dtype == c.dtype == BF16
+    ref, _ = lstm(x)
+    assert (out.float() - ref).abs().max().item() < 5e-2
+    out.float().sum().backward()
+    assert lstm.weight_hh_l1_reverse.grad.dtype == F32 and lstm.weight_hh_l0.grad.abs().sum().item() > 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 
 from torchlike import _C
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs these in float32
 
 _VF = _C._VariableFunctions
 
@@ -151,6 +152,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d")
 
 
+@_float32_policy("cpu")
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, "max_pool3d")
@@ -166,6 +168,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return r if return_indices else r[0]
 
 
+@_float32_policy("cpu")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     r = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, "max_pool3d")
     return r if return_indices else r[0]

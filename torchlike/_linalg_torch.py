@@ -6,7 +6,7 @@ import collections
 
 import torchlike as _tl
 from torchlike import linalg as _la
-from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs pinverse in float32
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs these linear algebra functions in float32
 
 __all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "matrix_exp", "pinverse", "cholesky",
            "cholesky_solve", "cholesky_inverse", "svd", "qr", "triangular_solve", "lu_unpack", "chain_matmul"]
@@ -24,6 +24,7 @@ def det(input):
     return _la.det(input)
 
 
+@_float32_policy("cpu")
 def inverse(input, *, out=None):
     return _la.inv(input, out=out)
 
@@ -51,10 +52,12 @@ def pinverse(input, rcond=1e-15):
     return _la.pinv(input, rtol=rcond)
 
 
+@_float32_policy("cpu")
 def cholesky(input, upper=False, *, out=None):
     return _la.cholesky(input, upper=upper, out=out)
 
 
+@_float32_policy("cpu")
 def cholesky_solve(input, input2, upper=False, *, out=None):
     """Solves A X = B for A = L L^T (or U^T U) given its Cholesky factor input2."""
     L = input2.mT if upper else input2
@@ -65,12 +68,14 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     return _la._write_out("cholesky_solve", out, _la.solve_triangular(L.mT, Y, upper=True))
 
 
+@_float32_policy("cpu")
 def cholesky_inverse(input, upper=False, *, out=None):
     _la._check_matrix("cholesky_inverse", input, square=True)
     eye = _tl.eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(tuple(input.shape))
     return _la._write_out("cholesky_inverse", out, cholesky_solve(eye, input, upper))
 
 
+@_float32_policy("cpu")
 def svd(input, some=True, compute_uv=True, *, out=None):
     """The older SVD API: returns V (not V^H); without compute_uv, U and V are
     zero-filled (m, m) and (n, n) matrices, as PyTorch documents."""
@@ -85,10 +90,12 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return _la._write_out("svd", out, _SVD(U, S, V))
 
 
+@_float32_policy("cpu")
 def qr(input, some=True, *, out=None):
     return _la._write_out("qr", out, _QR(*_la.qr(input, "reduced" if some else "complete")))
 
 
+@_float32_policy("cpu")
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Solves op(A) X = input (the older API; returns X and a copy of A)."""
     M = A.mT if transpose else A

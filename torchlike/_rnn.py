@@ -197,9 +197,13 @@ def _run_stack(mode, data, sizes, padded_shape, hx, params, has_biases, num_laye
             # The fused kernels are CPU (and Meta) only; other devices step in Python.
             if (mode == "LSTM" and w_hr is None and padded_shape is not None
                     and proj.device.type in ("cpu", "meta")):
+                h0, c0, w_rec = state0[0], state0[1], w_hh
+                if proj.dtype != w_hh.dtype:
+                    # Under autocast the input projection ran in the lower precision;
+                    # the recurrent product would too, so the sequence runs in it.
+                    h0, c0, w_rec = h0.to(proj.dtype), c0.to(proj.dtype), w_hh.to(proj.dtype)
                 out, h_n, c_n = _LSTMSequence.apply(
-                    proj.view(len(sizes), sizes[0], proj.shape[1]), state0[0], state0[1],
-                    w_hh, d == 1)
+                    proj.view(len(sizes), sizes[0], proj.shape[1]), h0, c0, w_rec, d == 1)
                 direction_outputs.append(out.view(-1, out.shape[-1]))
                 finals[0].append(h_n)
                 finals[1].append(c_n)

@@ -445,6 +445,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return _write_out("linalg.solve_ex", out, _SolveEx(X, info))
 
 
+@_float32_policy("cpu")
 def solve(A, B, *, left=True, out=None):
     X, info = _solve_impl("linalg.solve", A, B, left)
     _raise_info("torch.linalg.solve", info, lambda c: "The solver failed because the input matrix is singular.")
@@ -465,6 +466,7 @@ class _InvFn(Function):
         return -(X.mT @ gX @ X.mT)
 
 
+@_float32_policy("cpu")
 def inv_ex(A, *, check_errors=False, out=None):
     _check_matrix("linalg.inv_ex", A, square=True)
     X, info = _InvFn.apply(A)
@@ -478,6 +480,7 @@ def _inv_message(c):
             "is singular.")
 
 
+@_float32_policy("cpu")
 def inv(A, *, out=None):
     _check_matrix("linalg.inv", A, square=True)
     X, info = _InvFn.apply(A)
@@ -549,6 +552,7 @@ def _chol_message(c):
             f"minor of order {c} is not positive-definite).")
 
 
+@_float32_policy("cpu")
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     _check_matrix("linalg.cholesky_ex", A, square=True)
     L, info = _PotrfFn.apply(A, bool(upper))
@@ -557,6 +561,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     return _write_out("linalg.cholesky_ex", out, _CholEx(L, info))
 
 
+@_float32_policy("cpu")
 def cholesky(A, *, upper=False, out=None):
     _check_matrix("linalg.cholesky", A, square=True)
     L, info = _PotrfFn.apply(A, bool(upper))
@@ -618,6 +623,7 @@ def _qr_backward(gQ, gR, Q, R):
     return _tl.cat([gA1, Q @ gY], -1)
 
 
+@_float32_policy("cpu")
 def qr(A, mode="reduced", *, out=None):
     _check_matrix("linalg.qr", A)
     if mode not in ("reduced", "complete", "r"):
@@ -640,6 +646,7 @@ def _householder_composite(A, tau):
     return Q.narrow(-1, 0, n)
 
 
+@_float32_policy("cpu")
 def householder_product(A, tau, *, out=None):
     op = "torch.linalg.householder_product"
     _check_matrix(op, A, "input")
@@ -691,6 +698,7 @@ def _eigh_message(c):
             f"eigenvalues (error code: {c}).")
 
 
+@_float32_policy("cpu")
 def eigh(A, UPLO="L", *, out=None):
     _check_matrix("linalg.eigh", A, square=True)
     _check_uplo(UPLO)
@@ -699,6 +707,7 @@ def eigh(A, UPLO="L", *, out=None):
     return _write_out("linalg.eigh", out, _Eigh(w, V))
 
 
+@_float32_policy("cpu")
 def eigvalsh(A, UPLO="L", *, out=None):
     _check_matrix("linalg.eigvalsh", A, square=True)
     _check_uplo(UPLO)
@@ -769,6 +778,7 @@ def _svd_message(op, S):
                           "has too many repeated singular values (the input may contain NaN).")
 
 
+@_float32_policy("cpu")
 def svd(A, full_matrices=True, *, driver=None, out=None):
     _check_matrix("linalg.svd", A)
     if driver is not None:
@@ -779,6 +789,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     return _write_out("linalg.svd", out, _SVD(U, S, Vh))
 
 
+@_float32_policy("cpu")
 def svdvals(A, *, driver=None, out=None):
     _check_matrix("linalg.svdvals", A)
     if driver is not None:
@@ -830,6 +841,7 @@ def _eig_real(op, A):
     return w, V
 
 
+@_float32_policy("cpu")
 def eig(A, *, out=None):
     """Eigenvalues and right eigenvectors of a matrix with a real spectrum.
     PyTorch returns complex tensors; torchlike (no complex dtype) returns real
@@ -837,6 +849,7 @@ def eig(A, *, out=None):
     return _write_out("linalg.eig", out, _Eig(*_eig_real("linalg.eig", A)))
 
 
+@_float32_policy("cpu")
 def eigvals(A, *, out=None):
     """Eigenvalues of a matrix with a real spectrum (real tensor; see eig)."""
     return _write_out("linalg.eigvals", out, _eig_real("linalg.eigvals", A)[0])
@@ -930,6 +943,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return _write_out("linalg.pinv", out, (Vh.mT * Sinv.unsqueeze(-2)) @ U.mT)
 
 
+@_float32_policy("cpu")
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     _check_matrix("linalg.matrix_rank", A)
     if tol is not None:
@@ -1148,6 +1162,7 @@ def vander(x, *, N=None):
     return _tl.cat([ones, powers], -1)
 
 
+@_float32_policy("cpu")
 def tensorinv(A, ind=2, *, out=None):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -1160,6 +1175,7 @@ def tensorinv(A, ind=2, *, out=None):
     return _write_out("linalg.tensorinv", out, inv(A.reshape(rows, cols)).reshape(out_shape))
 
 
+@_float32_policy("cpu")
 def tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:
         nd = A.dim()
@@ -1269,6 +1285,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
 
 
+@_float32_policy("cpu")
 def cond(A, p=None, *, out=None):
     op = "linalg.cond"
     _check_matrix(op, A)

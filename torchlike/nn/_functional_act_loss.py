@@ -802,6 +802,18 @@ def pad(input, pad, mode="constant", value=None):
             raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for "
                                       f"now (got a {input.dim()}-D input and {k} padded dims)")
     value = 0 if value is None else value
+    if (mode == "reflect" and k in (1, 2)) or (mode == "replicate" and k in (1, 2, 3)):
+        # PyTorch's CPU autocast runs reflection_pad1d/2d and replication_pad1d/2d/3d in float32
+        return _pad_float32_on_cpu(input, pad, mode, value, k)
+    return _pad_dims(input, pad, mode, value, k)
+
+
+@_float32_policy("cpu")
+def _pad_float32_on_cpu(input, pad, mode, value, k):
+    return _pad_dims(input, pad, mode, value, k)
+
+
+def _pad_dims(input, pad, mode, value, k):
     x = input
     for i in range(k):
         x = _pad_dim(x, input.dim() - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1]), mode, value)

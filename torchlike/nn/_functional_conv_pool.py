@@ -10,6 +10,7 @@ import math
 import warnings
 
 from torchlike import _C
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's autocast fp32 list
 from torchlike._conv_pool import (  # noqa: F401
     _adaptive, _avg_pool, _batched, _max_pool, _ntuple, _unbatch,
     adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
@@ -35,6 +36,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                      "avg_pool2d")
 
 
+@_float32_policy("cpu")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3,
@@ -45,6 +47,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive(input, output_size, 2, "adaptive_avg_pool2d", False)
 
 
+@_float32_policy("cpu")
 def adaptive_avg_pool3d(input, output_size):
     return _adaptive(input, output_size, 3, "adaptive_avg_pool3d", False)
 
@@ -57,6 +60,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     return _adaptive(input, output_size, 2, "adaptive_max_pool2d", True)
 
 
+@_float32_policy("cpu")
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     return _adaptive(input, output_size, 3, "adaptive_max_pool3d", True)
 
@@ -71,6 +75,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return r if return_indices else r[0]
 
 
+@_float32_policy("cpu")
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     r = _adaptive(input, output_size, 3, "adaptive_max_pool3d", True)
     return r if return_indices else r[0]
@@ -138,10 +143,12 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
 
 
+@_float32_policy("cpu")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
+@_float32_policy("cpu")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
 
@@ -537,6 +544,7 @@ def _gather_points(flat, sizes, idx):
     return vals, inside.to(flat.dtype)
 
 
+@_float32_policy("cpu", "cuda")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     import torchlike
     if mode not in ("bilinear", "nearest", "bicubic"):

@@ -17,6 +17,7 @@ PyTorch's layout, so a given _random_samples reproduces PyTorch's windows."""
 import itertools
 
 import torchlike as _tl
+from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs these in float32
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
            "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
@@ -146,12 +147,14 @@ def _fractional_max_pool(name, nd, input, kernel_size, output_size, output_ratio
     return values, indices
 
 
+@_float32_policy("cpu")
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     return _fractional_max_pool("fractional_max_pool2d", 2, input, kernel_size, output_size, output_ratio,
                                 _random_samples)
 
 
+@_float32_policy("cpu")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     values, indices = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
@@ -159,12 +162,14 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     return (values, indices) if return_indices else values
 
 
+@_float32_policy("cpu")
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     return _fractional_max_pool("fractional_max_pool3d", 3, input, kernel_size, output_size, output_ratio,
                                 _random_samples)
 
 
+@_float32_policy("cpu")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     values, indices = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
