@@ -69,8 +69,9 @@ void flattenCounter(std::vector<std::pair<std::string, int64_t>>& out, const std
   out.emplace_back(prefix + ".freed", c.freed);
 }
 
-template <class F>
-void forEachPooledStat(AllocatorStats& s, F&& f) {
+// Visits the pooled statistics by name; `Stats` is AllocatorStats, const or not.
+template <class Stats, class F>
+void forEachPooledStat(Stats& s, F&& f) {
   f("allocation", s.allocation);
   f("segment", s.segment);
   f("active", s.active);
@@ -96,8 +97,7 @@ const char* const kPoolNames[3] = {"all", "small_pool", "large_pool"};
 
 std::vector<std::pair<std::string, int64_t>> AllocatorStats::flatten() const {
   std::vector<std::pair<std::string, int64_t>> out;
-  AllocatorStats& self = const_cast<AllocatorStats&>(*this);  // the visitors only read here
-  forEachPooledStat(self, [&](const char* name, PooledStat& p) {
+  forEachPooledStat(*this, [&](const char* name, const PooledStat& p) {
     for (int i = 0; i < 3; ++i) flattenCounter(out, std::string(name) + "." + kPoolNames[i], p.by_pool[i]);
   });
   flattenCounter(out, "oversize_allocations", oversize_allocations);
@@ -159,10 +159,11 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
 
 void* DeviceCachingAllocator::malloc(size_t bytes, StreamId stream) {
   if (bytes == 0) return nullptr;
+  // Past this, rounding to a segment size could wrap around.
+  TL_CHECK(bytes <= SIZE_MAX / 2, "caching allocator: request of ", bytes, " bytes is too large");
   std::lock_guard<std::mutex> lock(mu_);
   drainCompletedEvents(false);
   const size_t rounded = roundRequestSize(bytes);
-  TL_CHECK(rounded >= bytes, "caching allocator: request of ", bytes, " bytes is too large");
   const bool small = rounded <= kSmallRequestMax;
   Block* block = takeBestFit(small, rounded, stream);
   if (block == nullptr) {
@@ -502,8 +503,9 @@ namespace {
 std::string summaryBytes(int64_t v) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int u = 0;
-  // Keep at most four digits before the unit, as the reference table does.
-  while ((v >= 10240 || v <= -10240) && u < 5) {
+  // A unit is kept until the figure reaches 768 of the next one, so that
+  // 20 MiB reads "20480 KiB" as in the reference table.
+  while ((v >= 768 * 1024 || v <= -768 * 1024) && u < 5) {
     v /= 1024;
     ++u;
   }
@@ -514,7 +516,7 @@ std::string summaryBytes(int64_t v) {
 
 std::string summaryCount(int64_t v) {
   char buf[32];
-  if (v >= 10000000 || v <= -10000000)
+  if (v >= 768 * 1000 || v <= -768 * 1000)
     std::snprintf(buf, sizeof buf, " %7" PRId64 "K   ", v / 1000);
   else
     std::snprintf(buf, sizeof buf, " %7" PRId64 "    ", v);
