@@ -279,9 +279,9 @@ def test_oom_message_and_counters():
         assert isinstance(e.value, RuntimeError)
         allocated, reserved = 4 * 1024, 8 * MiB
         expected = (f"CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of 8.00 MiB "
-                    f"of which 0 bytes is free. Including non-PyTorch memory, this process has 8.00 MiB memory "
-                    f"in use. Of the allocated memory {fmt(allocated)} is allocated by PyTorch, and "
-                    f"{fmt(reserved - allocated)} is reserved by PyTorch but unallocated.")
+                    f"of which 0 bytes is free. Including non-torchlike memory, this process has 8.00 MiB memory "
+                    f"in use. Of the allocated memory {fmt(allocated)} is allocated by torchlike, and "
+                    f"{fmt(reserved - allocated)} is reserved by torchlike but unallocated.")
         assert str(e.value).startswith(expected), str(e.value)
         s = a.stats()
         assert s["num_ooms"] == 1 and s["num_alloc_retries"] == 1
@@ -292,7 +292,7 @@ def test_oom_message_and_counters():
         # A large request names the segment it asked the device for.
         a.set_foreign_usage(3 * MiB)
         with pytest.raises(C._CachingAllocatorOutOfMemoryError, match=r"Tried to allocate 12\.00 MiB\. GPU 0 has "
-                           r"a total capacity of 8\.00 MiB of which 5\.00 MiB is free\. Including non-PyTorch "
+                           r"a total capacity of 8\.00 MiB of which 5\.00 MiB is free\. Including non-torchlike "
                            r"memory, this process has 3\.00 MiB memory in use\."):
             a.malloc(11 * MiB)
         assert a.stats()["num_ooms"] == 2
@@ -396,7 +396,7 @@ def test_memory_summary(alloc):
     p = alloc.malloc(3 * MiB)
     text = alloc.summary()
     lines = text.splitlines()
-    assert "PyTorch CUDA memory summary, device ID 0" in lines[1]
+    assert "torchlike CUDA memory summary, device ID 0" in lines[1]
     assert "CUDA OOMs: 0" in text and "cudaMalloc retries: 0" in text
     assert "|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |" in lines
     assert len({len(line) for line in lines}) == 1  # a rectangular table

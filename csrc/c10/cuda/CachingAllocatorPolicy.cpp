@@ -402,14 +402,14 @@ void DeviceCachingAllocator::throwOutOfMemory(size_t segment_bytes) {
   std::ostringstream msg;
   msg << "CUDA out of memory. Tried to allocate " << formatMemorySize(segment_bytes) << ". GPU " << device_
       << " has a total capacity of " << formatMemorySize(total_bytes) << " of which "
-      << formatMemorySize(free_bytes) << " is free. Including non-PyTorch memory, this process has "
+      << formatMemorySize(free_bytes) << " is free. Including non-torchlike memory, this process has "
       << formatMemorySize(total_bytes - free_bytes) << " memory in use. ";
   if (memory_fraction_ < 1.0)
     msg << formatMemorySize(uint64_t(memory_fraction_ * double(total_bytes))) << " allowed; ";
   msg << "Of the allocated memory " << formatMemorySize((uint64_t)allocated)
-      << " is allocated by PyTorch, and " << formatMemorySize((uint64_t)(reserved - allocated))
-      << " is reserved by PyTorch but unallocated. See documentation for Memory Management "
-         " (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)";
+      << " is allocated by torchlike, and " << formatMemorySize((uint64_t)(reserved - allocated))
+      << " is reserved by torchlike but unallocated. torchlike.cuda.empty_cache() returns the unallocated "
+         "part to the device; torchlike.cuda.memory_summary() shows where the rest is.";
   throw OutOfMemoryError(msg.str());
 }
 
@@ -541,7 +541,7 @@ std::string DeviceCachingAllocator::summary(bool abbreviated) const {
   const std::string thin = "|" + std::string(75, '-') + "|\n";
   std::ostringstream out;
   out << thick;
-  out << "|" << centred("PyTorch CUDA memory summary, device ID " + std::to_string(device_), 75) << "|\n";
+  out << "|" << centred("torchlike CUDA memory summary, device ID " + std::to_string(device_), 75) << "|\n";
   out << thin;
   out << "|" << centred("CUDA OOMs: " + std::to_string(s.num_ooms), 36) << "|"
       << centred("cudaMalloc retries: " + std::to_string(s.num_alloc_retries), 38) << "|\n";
