@@ -28,10 +28,51 @@ NINJA_DIR = os.path.join(BUILD, "ninja")
 GEN_DIR = os.path.join(BUILD, "generated")
 # The C++ core (no Python); torchlike._C links to it.
 CORE_LIB = "libtorchlike.so"
+# The CUDA kernels and runtime (TORCHLIKE_CUDA), linked to the core.
+CUDA_LIB = "libtorchlike_cuda.so"
 
 
 def _ninja_escape(s: str) -> str:
     return s.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+def cuda_config():
+    """The CUDA part of the build, or None when it is not built.
+
+    TORCHLIKE_CUDA=0: never. 1: always (nvcc must be found; no driver or GPU is
+    needed, which is how CI keeps the .cu files compiling). auto (default): only
+    where nvcc is found and the driver library loads, so a CPU-only machine's
+    default build is the CPU build, in time and result.
+    TORCHLIKE_CUDA_ARCH: compute capabilities, e.g. "90" or "8.0;9.0" (default 80 and 90)."""
+    mode = os.environ.get("TORCHLIKE_CUDA", "auto").strip().lower()
+    if mode not in ("auto", "0", "1"):
+        sys.exit(f"error: TORCHLIKE_CUDA must be auto, 0 or 1, not {mode!r}")
+    if mode == "0":
+        return None
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    nvcc = shutil.which("nvcc") or (os.path.join(home, "bin", "nvcc")
+                                    if os.access(os.path.join(home, "bin", "nvcc"), os.X_OK) else None)
+    if nvcc is None:
+        if mode == "1":
+            sys.exit("error: TORCHLIKE_CUDA=1 but nvcc was found neither on PATH nor in $CUDA_HOME/bin")
+        return None
+    if mode == "auto":
+        import ctypes
+        try:
+            ctypes.CDLL("libcuda.so.1")
+        except OSError:
+            return None
+    archs = []
+    for a in os.environ.get("TORCHLIKE_CUDA_ARCH", "80;90").replace(",", ";").replace(" ", ";").split(";"):
+        a = a.strip().lower().removeprefix("sm_").replace(".", "")
+        if not a:
+            continue
+        if not a.isdigit():
+            sys.exit(f"error: TORCHLIKE_CUDA_ARCH entry {a!r} is not a compute capability such as 90 or 9.0")
+        archs.append(a)
+    if not archs:
+        sys.exit("error: TORCHLIKE_CUDA_ARCH names no architecture")
+    return {"nvcc": nvcc, "archs": archs}
 
 
 def _openblas():
@@ -39,7 +80,8 @@ def _openblas():
     return ob.get_include_dir(), ob.get_lib_dir(), ob.get_library()
 
 
-def write_build_ninja(core_sources, python_sources, out_core, out_ext, pch_kind):
+def write_build_ninja(core_sources, python_sources, out_core, out_ext, pch_kind,
+                      cuda=None, cuda_sources=(), out_cuda=None):
     """Two link targets: the core library out_core (libtorchlike.so: c10, aten,
     autograd, generated kernels and registrations; no Python) and the Python
     extension out_ext (torchlike._C), which links to it.
@@ -49,9 +91,12 @@ def write_build_ninja(core_sources, python_sources, out_core, out_ext, pch_kind)
     cxx = os.environ.get("CXX", "g++")
     # ccache, when present, shares object files between checkouts (worktrees, CI reruns).
     # Paths under the checkout's parent are hashed relative, so sibling checkouts hit.
+    ccache = ""
     if shutil.which("ccache") and os.environ.get("TORCHLIKE_CCACHE", "1") != "0":
-        cxx = (f"CCACHE_BASEDIR={shlex.quote(os.path.dirname(ROOT))} CCACHE_NOHASHDIR=1 "
-               f"CCACHE_SLOPPINESS=pch_defines,time_macros ccache {cxx}")
+        ccache = (f"CCACHE_BASEDIR={shlex.quote(os.path.dirname(ROOT))} CCACHE_NOHASHDIR=1 "
+                  f"CCACHE_SLOPPINESS=pch_defines,time_macros ccache ")
+    host_cxx = cxx
+    cxx = ccache + cxx
     # Hand-written files (reductions, copies, BLAS glue) get -O3. Generated
     # files get -O2 with -O3's vectoriser cost model: their loops are the
     # `#pragma omp simd` loops of Loops.h, vectorised the same either way, and
@@ -166,7 +211,43 @@ def write_build_ninja(core_sources, python_sources, out_core, out_ext, pch_kind)
     lines.append(f"build {_ninja_escape(out_ext)}: link {' '.join(_ninja_escape(o) for o in ext_objs)}"
                  f" | {_ninja_escape(out_core)}")
     lines.append("  ldflags = $ldflags_ext")
-    lines.append(f"default {_ninja_escape(out_ext)}")
+    defaults = [out_ext]
+    if cuda:
+        # The CUDA objects go into a library of their own, linked to the core,
+        # so the core and _C are the same bytes with or without CUDA; only a
+        # machine that has a driver needs to load it. cudart is static: the
+        # runtime needs no CUDA toolkit installed, only the driver.
+        gencode = []
+        for a in cuda["archs"]:
+            gencode += ["-gencode", f"arch=compute_{a},code=sm_{a}"]
+        nvcc_flags = (["-std=c++17", "-O3", "-cudart=static", "-ccbin", host_cxx.split()[-1],
+                       "--threads", str(len(cuda["archs"])), "-Xcompiler", "-fPIC",
+                       "--expt-relaxed-constexpr", "-DTL_CUDA_BUILD=1",
+                       f"-I{os.path.join(ROOT, 'csrc')}", f"-I{GEN_DIR}"] + gencode)
+        lines += [
+            f"nvcc = {ccache}{shlex.quote(cuda['nvcc'])}",
+            f"nvcc_flags = {' '.join(shlex.quote(f) for f in nvcc_flags)}",
+            "rule nvcc",
+            "  command = $nvcc -MD -MF $out.d $nvcc_flags -c $in -o $out",
+            "  depfile = $out.d",
+            "  deps = gcc",
+            "  description = NVCC $in",
+            "rule nvcc_link",
+            f"  command = {shlex.quote(cuda['nvcc'])} -shared -cudart=static -ccbin {host_cxx.split()[-1]} $in -o $out $ldflags",
+            "  description = LINK $out",
+        ]
+        cuda_objs = []
+        for src in cuda_sources:
+            rel = os.path.relpath(src, ROOT)
+            obj = os.path.join(NINJA_DIR, "obj", rel.replace(os.sep, "_") + ".o")
+            cuda_objs.append(obj)
+            lines.append(f"build {_ninja_escape(obj)}: nvcc {_ninja_escape(src)}")
+        lines.append(f"build {_ninja_escape(out_cuda)}: nvcc_link {' '.join(_ninja_escape(o) for o in cuda_objs)}"
+                     f" | {_ninja_escape(out_core)}")
+        lines.append(f"  ldflags = -Xlinker -soname,{os.path.basename(out_cuda)} -L{os.path.dirname(out_core)}"
+                     f" -ltorchlike -Xlinker -rpath,'$$ORIGIN'")
+        defaults.append(out_cuda)
+    lines.append(f"default {' '.join(_ninja_escape(d) for d in defaults)}")
     text = "\n".join(lines) + "\n"
     path = os.path.join(NINJA_DIR, "build.ninja")
     os.makedirs(NINJA_DIR, exist_ok=True)
@@ -209,7 +290,10 @@ def build_extension():
     out_core = os.path.join(NINJA_DIR, CORE_LIB)
     out_ext = os.path.join(NINJA_DIR, "_C" + sysconfig.get_config_var("EXT_SUFFIX"))
     pch_kind = {src: kind for kind, srcs in generated.items() for src in srcs}
-    write_build_ninja(core, python, out_core, out_ext, pch_kind)
+    cuda = cuda_config()
+    cuda_sources = sorted(glob.glob(os.path.join(ROOT, "csrc", "**", "*.cu"), recursive=True)) if cuda else []
+    out_cuda = os.path.join(NINJA_DIR, CUDA_LIB) if cuda else None
+    write_build_ninja(core, python, out_core, out_ext, pch_kind, cuda, cuda_sources, out_cuda)
     jobs = os.environ.get("MAX_JOBS", str(os.cpu_count() or 2))
     ninja = shutil.which("ninja")
     cmd = [ninja] if ninja else [sys.executable, "-m", "ninja"]
@@ -218,6 +302,11 @@ def build_extension():
     # Read by .ci/run, which prints the time of each phase.
     with open(os.path.join(NINJA_DIR, "phase_times.txt"), "w") as fh:
         fh.write(f"codegen {t1 - t0:.1f} s\ncompile and link ({jobs} jobs) {t2 - t1:.1f} s\n")
+        fh.write(f"cuda: {'built for sm_' + ',sm_'.join(cuda['archs']) if cuda else 'not built'}"
+                 f" (TORCHLIKE_CUDA={os.environ.get('TORCHLIKE_CUDA', 'auto')})\n")
+    # A build without CUDA leaves no stale CUDA library behind to be installed.
+    if not cuda and os.path.exists(os.path.join(NINJA_DIR, CUDA_LIB)):
+        os.remove(os.path.join(NINJA_DIR, CUDA_LIB))
     return out_core, out_ext
 
 
@@ -276,6 +365,11 @@ def install_into(package_dir, core_so, ext_so, ext_name):
     os.makedirs(package_dir, exist_ok=True)
     _install_copy(core_so, os.path.join(package_dir, CORE_LIB))
     _install_copy(ext_so, os.path.join(package_dir, ext_name))
+    cuda_so = os.path.join(os.path.dirname(core_so), CUDA_LIB)
+    if os.path.exists(cuda_so):
+        _install_copy(cuda_so, os.path.join(package_dir, CUDA_LIB))
+    elif os.path.exists(os.path.join(package_dir, CUDA_LIB)):
+        os.remove(os.path.join(package_dir, CUDA_LIB))
     install_headers(os.path.join(package_dir, "include"))
 
 
