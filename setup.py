@@ -265,9 +265,9 @@ def run_codegen():
     except CodegenError as e:
         sys.exit(f"error: {e}")
     # Core sources (no Python) and the Python bindings, listed apart so the
-    # core can be linked into a library of its own.
+    # core can be linked into a library of its own; the CUDA shards apart too.
     sources = {}
-    for kind in ("core", "python"):
+    for kind in ("core", "python", "cuda"):
         with open(os.path.join(GEN_DIR, f"sources_{kind}.txt")) as fh:
             sources[kind] = [line.strip() for line in fh if line.strip()]
     return sources
@@ -289,9 +289,11 @@ def build_extension():
     python = [s for s in handwritten if s.startswith(python_dir)] + generated["python"]
     out_core = os.path.join(NINJA_DIR, CORE_LIB)
     out_ext = os.path.join(NINJA_DIR, "_C" + sysconfig.get_config_var("EXT_SUFFIX"))
-    pch_kind = {src: kind for kind, srcs in generated.items() for src in srcs}
+    pch_kind = {src: kind for kind, srcs in generated.items() if kind != "cuda" for src in srcs}
     cuda = cuda_config()
-    cuda_sources = sorted(glob.glob(os.path.join(ROOT, "csrc", "**", "*.cu"), recursive=True)) if cuda else []
+    cuda_sources = []
+    if cuda:
+        cuda_sources = sorted(glob.glob(os.path.join(ROOT, "csrc", "**", "*.cu"), recursive=True)) + generated["cuda"]
     out_cuda = os.path.join(NINJA_DIR, CUDA_LIB) if cuda else None
     write_build_ninja(core, python, out_core, out_ext, pch_kind, cuda, cuda_sources, out_cuda)
     jobs = os.environ.get("MAX_JOBS", str(os.cpu_count() or 2))

@@ -48,9 +48,9 @@ from codegen.api.ops import Namespace, Op, cpp_name, functional_of  # noqa: E402
 from codegen.api.python import binding_cases, python_bindings  # noqa: E402
 from codegen.api.types import UnsupportedType, check_types  # noqa: E402
 from codegen.autograd import MissingHelper, autograd_info, known_helpers  # noqa: E402
-from codegen.dest import (autocast, autograd, cpp_api, functors, headers, kernels_cpu, pyi, python,  # noqa: E402
+from codegen.dest import (autocast, autograd, cpp_api, functors, headers, kernels_cpu, kernels_cuda, pyi, python,  # noqa: E402
                           register_all, registration)
-from codegen.dest.common import CORE, HEADER, PYTHON, Generation, make_env  # noqa: E402
+from codegen.dest.common import CORE, CUDA, HEADER, PYTHON, Generation, make_env  # noqa: E402
 from codegen.model import CodegenError, NativeFunction, load_native_file, pointwise_variants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -162,7 +162,7 @@ def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACK
     env = make_env()
     written: list[str] = []
     produced: set[str] = set()
-    sources = {CORE: [], PYTHON: []}
+    sources = {CORE: [], PYTHON: [], CUDA: []}
     for ns, yaml_path, groups in grouped:
         validate(groups, ns)
         # Formulas call at::_ops names: core ones first, then this namespace's own.
@@ -172,7 +172,7 @@ def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACK
         gen = Generation(ns=ns, groups=groups, yaml_name=os.path.basename(yaml_path), backends=backends, env=env,
                          header_of=header_of)
         outputs = []
-        for dest in (headers, functors, kernels_cpu, registration, autograd, autocast, python, register_all, cpp_api):
+        for dest in (headers, functors, kernels_cpu, kernels_cuda, registration, autograd, autocast, python, register_all, cpp_api):
             outputs += dest.render_all(gen)
         if pyi_dir and ns.is_core:
             for o in pyi.render_all(gen):
@@ -186,7 +186,10 @@ def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACK
     core, py = sorted(sources[CORE]), sorted(sources[PYTHON])
     write_if_changed(os.path.join(out_dir, "sources_core.txt"), "".join(s + "\n" for s in core), written)
     write_if_changed(os.path.join(out_dir, "sources_python.txt"), "".join(s + "\n" for s in py), written)
-    produced.update(os.path.join(out_dir, n) for n in ("sources_core.txt", "sources_python.txt"))
+    # The CUDA shards: compiled only by a build with CUDA enabled.
+    write_if_changed(os.path.join(out_dir, "sources_cuda.txt"), "".join(s + "\n" for s in sorted(sources[CUDA])),
+                     written)
+    produced.update(os.path.join(out_dir, n) for n in ("sources_core.txt", "sources_python.txt", "sources_cuda.txt"))
     remove_stale(out_dir, [ns for ns, _, _ in grouped], produced)
     return written
 

@@ -23,14 +23,14 @@ TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 # recompiles one shard per layer; a formula edit none).
 NUM_SHARDS = 8
 
-HEADER, CORE, PYTHON = "header", "core", "python"
+HEADER, CORE, PYTHON, CUDA = "header", "core", "python", "cuda"
 
 
 @dataclass
 class Output:
     path: str   # relative to the output root
     text: str
-    kind: str   # HEADER, CORE (a source with no Python), PYTHON (a source that needs Python)
+    kind: str   # HEADER, CORE (a source with no Python), PYTHON (a source that needs Python), CUDA (a .cu file)
 
 
 @dataclass
