@@ -44,7 +44,7 @@ def test_extension_files_live_in_their_own_folder(gen):
     assert {"myext/ops/abs.h", "myext/functors/abs.h", "myext/kernels/cpu/abs.cpp",
             "myext/kernels/cpu/scaled_softsign.cpp", "myext/Functions.h", "myext/RegisterAll.cpp"} <= ext
     # The core's files are exactly what they are without the extension.
-    for f in core - {"sources_core.txt", "sources_python.txt"}:
+    for f in core - {"sources_core.txt", "sources_python.txt", "sources_cuda.txt"}:
         assert read(gen / "both" / f) == read(gen / "core" / f), f
     core_sources = read(gen / "both" / "sources_core.txt")
     assert str(gen / "both" / "myext" / "kernels" / "cpu" / "abs.cpp") in core_sources
