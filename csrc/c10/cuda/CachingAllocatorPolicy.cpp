@@ -357,21 +357,23 @@ void DeviceCachingAllocator::returnToPool(Block* block) {
   if (block->prev != nullptr && block->prev->in_pool) {
     Block* before = block->prev;
     eraseFree(before);
-    before->size += block->size;
-    before->next = block->next;
-    if (block->next) block->next->prev = before;
-    delete block;
+    absorbNext(before);
     block = before;
   }
   if (block->next != nullptr && block->next->in_pool) {
-    Block* after = block->next;
-    eraseFree(after);
-    block->size += after->size;
-    block->next = after->next;
-    if (after->next) after->next->prev = block;
-    delete after;
+    eraseFree(block->next);
+    absorbNext(block);
   }
   insertFree(block);
+}
+
+// `lower` takes over its next neighbour's bytes; the neighbour is unlinked and deleted.
+void DeviceCachingAllocator::absorbNext(Block* lower) {
+  Block* upper = lower->next;
+  lower->size += upper->size;
+  lower->next = upper->next;
+  if (upper->next) upper->next->prev = lower;
+  delete upper;
 }
 
 void DeviceCachingAllocator::insertFree(Block* block) {

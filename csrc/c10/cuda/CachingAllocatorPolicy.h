@@ -161,6 +161,7 @@ class DeviceCachingAllocator {
   void releaseWholeFreeSegments();
   void drainCompletedEvents(bool wait_for_all);
   void returnToPool(Block* block);
+  void absorbNext(Block* lower);
   void insertFree(Block* block);
   void eraseFree(Block* block);
   void releaseSegment(Block* head);
