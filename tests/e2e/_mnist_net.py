@@ -1,4 +1,6 @@
-"""The small CNN of PyTorch's MNIST example, shared by cnn.py and cnn_amp.py."""
+"""The small CNN of PyTorch's MNIST example and its fixed training batch,
+shared by cnn.py and cnn_amp.py."""
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -19,3 +21,11 @@ class Net(nn.Module):
         x = torch.flatten(x, 1)
         x = F.relu(self.fc1(x))
         return F.log_softmax(self.fc2(x), dim=1)
+
+
+def fixed_batch(seed):
+    """32 MNIST-shaped images and labels, the same for every library (NumPy's stream)."""
+    rng = np.random.default_rng(seed)
+    data = torch.from_numpy(rng.standard_normal((32, 1, 28, 28)).astype(np.float32))
+    target = torch.from_numpy(rng.integers(0, 10, 32).astype(np.int64))
+    return data, target

@@ -1,19 +1,16 @@
 # A small CNN in the style of PyTorch's MNIST example, with Adam and StepLR.
-import numpy as np
 import torch
 import torch.nn.functional as F
 import torch.optim as optim
 from torch.optim.lr_scheduler import StepLR
 
 from _common import parse_args, prepare, report
-from _mnist_net import Net
+from _mnist_net import Net, fixed_batch
 
 
 args = parse_args(12)
 torch.manual_seed(args.seed)
-rng = np.random.default_rng(args.seed)
-data = torch.from_numpy(rng.standard_normal((32, 1, 28, 28)).astype(np.float32))
-target = torch.from_numpy(rng.integers(0, 10, 32).astype(np.int64))
+data, target = fixed_batch(args.seed)
 model = Net()
 prepare(torch, model, args)
 optimizer = optim.Adam(model.parameters(), lr=1e-3)

@@ -7,13 +7,12 @@
 #                    started at a scale high enough that the first steps overflow
 import argparse
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 import torch.optim as optim
 
 from _common import prepare, report
-from _mnist_net import Net
+from _mnist_net import Net, fixed_batch
 
 p = argparse.ArgumentParser()
 p.add_argument("--steps", type=int, default=12)
@@ -25,9 +24,7 @@ p.add_argument("--init-scale", type=float, default=2.0 ** 20)
 args = p.parse_args()
 
 torch.manual_seed(args.seed)
-rng = np.random.default_rng(args.seed)
-data = torch.from_numpy(rng.standard_normal((32, 1, 28, 28)).astype(np.float32))
-target = torch.from_numpy(rng.integers(0, 10, 32).astype(np.int64))
+data, target = fixed_batch(args.seed)
 model = Net()
 prepare(torch, model, args)
 optimizer = optim.Adam(model.parameters(), lr=1e-3)
