@@ -32,6 +32,8 @@ from torchlike._C import (  # noqa: E402,F401
     strided, uint8,
 )
 from torchlike._tensor import Tensor, Size  # noqa: E402,F401
+from torchlike import _cuda_lib  # noqa: E402
+_cuda_lib.load()  # the CUDA backend, in a build that has one (registers kernels before any op runs)
 
 # Every generated operator function: torchlike.add, torchlike.exp, ...
 for _name in dir(_C._VariableFunctions):
