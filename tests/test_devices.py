@@ -122,11 +122,17 @@ def test_cuda_reports_no_device_truthfully():
     assert tl.cuda.is_available() is False
     assert tl.cuda.device_count() == 0
     assert tl.cuda.is_initialized() is False
-    with pytest.raises(RuntimeError, match="'cuda' is not available"):
+    # PyTorch's two answers: a build without CUDA fails its assertion; a CUDA
+    # build on a machine without a driver or GPU raises RuntimeError saying why.
+    if tl.backends.cuda.is_built():
+        no_cuda = pytest.raises(RuntimeError)
+    else:
+        no_cuda = pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled")
+    with no_cuda:
         tl.cuda.current_device()
-    with pytest.raises(RuntimeError, match="'cuda' is not available"):
+    with no_cuda:
         tl.cuda.synchronize()
-    with pytest.raises(RuntimeError, match="'cuda' is not available"):
+    with no_cuda:
         tl.cuda.set_device(0)
     tl.cuda.set_device(-1)  # a negative index changes nothing, as in PyTorch
     with tl.cuda.device(None):

@@ -13,6 +13,7 @@ import warnings
 
 import torchlike as _tl
 from torchlike import Tensor
+from torchlike import _C
 from torchlike import linalg as _la
 from torchlike.amp.autocast_mode import _float32_policy  # PyTorch's CPU autocast runs lu_solve in float32
 
@@ -523,6 +524,9 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
                         f"not {type(warn_only).__name__}")
     _state["det"] = mode
     _state["det_warn_only"] = warn_only
+    # Kernels read the setting from the core (c10::alertNotDeterministic).
+    _C._global_set("deterministic", mode)
+    _C._global_set("deterministic_warn_only", warn_only)
 
 
 def are_deterministic_algorithms_enabled():
@@ -568,6 +572,7 @@ def set_float32_matmul_precision(precision):
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _state["matmul"] = precision
+    _C._global_set("float32_matmul_precision", ("highest", "high", "medium").index(precision))
 
 
 def get_float32_matmul_precision():

@@ -31,6 +31,15 @@ bool DeviceGuardImplInterface::queryStream(const Stream&) const {
 void DeviceGuardImplInterface::synchronizeStream(const Stream&) const {
   no_streams(this);
 }
+Stream DeviceGuardImplInterface::getNewStream(Device, int) const {
+  no_streams(this);
+}
+Stream DeviceGuardImplInterface::getStreamFromExternal(void*, Device) const {
+  no_streams(this);
+}
+void* DeviceGuardImplInterface::nativeStreamHandle(const Stream&) const {
+  no_streams(this);
+}
 void DeviceGuardImplInterface::recordEvent(void**, const Stream&, EventFlag) const {
   no_events(this);
 }
@@ -83,6 +92,7 @@ class HostSyncGuardImpl final : public DeviceGuardImplInterface {
     return true;
   }
   void synchronizeStream(const Stream& s) const override { check_stream(s); }
+  Stream getNewStream(Device, int) const override { return Stream(Device(type_), 0); }
 
   struct HostEvent {
     std::chrono::steady_clock::time_point recorded_at;

@@ -41,6 +41,14 @@ class DeviceGuardImplInterface {
   virtual Stream exchangeStream(Stream s) const;
   virtual bool queryStream(const Stream& s) const;
   virtual void synchronizeStream(const Stream& s) const;
+  // A stream other than the current one, from the device's pool (priority:
+  // 0 normal, negative higher, as torch.cuda.Stream(priority=)); the default
+  // raises. Devices whose one stream is always done (CPU) give that stream.
+  virtual Stream getNewStream(Device d, int priority) const;
+  // A stream that wraps a handle created outside (torch.cuda.ExternalStream).
+  virtual Stream getStreamFromExternal(void* native_handle, Device d) const;
+  // The backend's own handle of `s` (a cudaStream_t); the default raises.
+  virtual void* nativeStreamHandle(const Stream& s) const;
 
   // ---- events (defaults raise). `*handle` starts null; recordEvent creates
   // the backend's event on first use and destroyEvent frees it.

@@ -324,7 +324,43 @@ static PyObject* py_set_stream(PyObject*, PyObject* s) {
   TL_PY_END
 }
 
+// _new_stream(device, priority): a stream from the device's pool (the CPU's one stream on CPU).
+static PyObject* py_new_stream(PyObject*, PyObject* args) {
+  TL_PY_BEGIN
+  PyObject* dev = nullptr;
+  int priority = 0;
+  if (!PyArg_ParseTuple(args, "Oi", &dev, &priority)) return nullptr;
+  c10::Device d = c10::tensorDevice(parse_device(dev));
+  return stream_object(&StreamType, c10::getDeviceGuardImpl(d.type)->getNewStream(d, priority));
+  TL_PY_END
+}
+
+// _external_stream(handle, device): a Stream for a backend handle made outside torchlike.
+static PyObject* py_external_stream(PyObject*, PyObject* args) {
+  TL_PY_BEGIN
+  unsigned long long handle = 0;
+  PyObject* dev = nullptr;
+  if (!PyArg_ParseTuple(args, "KO", &handle, &dev)) return nullptr;
+  c10::Device d = c10::tensorDevice(parse_device(dev));
+  return stream_object(&StreamType,
+                       c10::getDeviceGuardImpl(d.type)->getStreamFromExternal(reinterpret_cast<void*>(handle), d));
+  TL_PY_END
+}
+
+// _stream_native_handle(stream) -> int: the backend's handle (a cudaStream_t) as an address.
+static PyObject* py_stream_native_handle(PyObject*, PyObject* s) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(is_stream(s), "expected a torchlike.Stream, got ", type_name(s));
+  const c10::Stream& st = stream_of(s);
+  void* h = c10::getDeviceGuardImpl(st.device_type())->nativeStreamHandle(st);
+  return PyLong_FromVoidPtr(h);
+  TL_PY_END
+}
+
 static PyMethodDef device_functions[] = {
+    {"_new_stream", py_new_stream, METH_VARARGS, nullptr},
+    {"_external_stream", py_external_stream, METH_VARARGS, nullptr},
+    {"_stream_native_handle", py_stream_native_handle, METH_O, nullptr},
     {"_set_stream", py_set_stream, METH_O, nullptr},
     {"_device_count", py_device_count, METH_O, "number of devices of a type (0 without its backend)"},
     {"_has_device_backend", py_has_backend, METH_O, nullptr},

@@ -37,9 +37,26 @@ _ALL = (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENT
 _state = threading.local()  # PyTorch's switches are global; per-thread keeps concurrent blocks from clashing
 
 
+# Process-wide switches (torchlike.backends.cuda.enable_flash_sdp and
+# friends); an sdpa_kernel block overrides them on its thread.
+_globally_disabled = set()
+
+
 def _enabled_backends():
     """The backends sdpa may use now, in priority order."""
-    return getattr(_state, "enabled", _ALL)
+    chosen = getattr(_state, "enabled", None)
+    if chosen is not None:
+        return chosen
+    if not _globally_disabled:
+        return _ALL
+    return tuple(b for b in _ALL if b not in _globally_disabled)
+
+
+def _set_globally_enabled(backend, enabled):
+    if enabled:
+        _globally_disabled.discard(backend)
+    else:
+        _globally_disabled.add(backend)
 
 
 @contextlib.contextmanager

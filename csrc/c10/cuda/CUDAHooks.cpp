@@ -37,6 +37,10 @@ bool CUDAHooksInterface::isPinned(const void*) const { return false; }
 std::vector<std::pair<std::string, int64_t>> CUDAHooksInterface::hostMemoryStats() const { return {}; }
 void CUDAHooksInterface::resetPeakHostMemoryStats() const {}
 void CUDAHooksInterface::resetAccumulatedHostMemoryStats() const {}
+void CUDAHooksInterface::setCachingEnabled(bool) const {}
+bool CUDAHooksInterface::canDeviceAccessPeer(DeviceIndex, DeviceIndex) const {
+  raiseCUDANotBuilt("can_device_access_peer");
+}
 void CUDAHooksInterface::setSyncDebugMode(int) const { raiseCUDANotBuilt("set_sync_debug_mode"); }
 
 namespace {

@@ -99,6 +99,11 @@ class CUDAHooksInterface {
   virtual void resetPeakHostMemoryStats() const;
   virtual void resetAccumulatedHostMemoryStats() const;
 
+  // torch.cuda.caching_allocator_enable: off, freed blocks go straight back to the driver.
+  virtual void setCachingEnabled(bool enabled) const;
+  // cudaDeviceCanAccessPeer.
+  virtual bool canDeviceAccessPeer(DeviceIndex device, DeviceIndex peer) const;
+
   // ---- torch.cuda.set_sync_debug_mode: 0 default, 1 warn, 2 error on synchronizing calls.
   virtual int syncDebugMode() const { return 0; }
   virtual void setSyncDebugMode(int mode) const;
