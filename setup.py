@@ -40,13 +40,15 @@ def cuda_config():
     """The CUDA part of the build, or None when it is not built.
 
     TORCHLIKE_CUDA=0: never. 1: always (nvcc must be found; no driver or GPU is
-    needed, which is how CI keeps the .cu files compiling). auto (default): only
+    needed). nvcc: wherever nvcc is found, driver or not: README's test
+    command uses it, so CI compiles every .cu file on a machine without a GPU
+    and a machine without nvcc still tests the CPU build. auto (default): only
     where nvcc is found and the driver library loads, so a CPU-only machine's
     default build is the CPU build, in time and result.
     TORCHLIKE_CUDA_ARCH: compute capabilities, e.g. "90" or "8.0;9.0" (default 80 and 90)."""
     mode = os.environ.get("TORCHLIKE_CUDA", "auto").strip().lower()
-    if mode not in ("auto", "0", "1"):
-        sys.exit(f"error: TORCHLIKE_CUDA must be auto, 0 or 1, not {mode!r}")
+    if mode not in ("auto", "0", "1", "nvcc"):
+        sys.exit(f"error: TORCHLIKE_CUDA must be auto, nvcc, 0 or 1, not {mode!r}")
     if mode == "0":
         return None
     home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
