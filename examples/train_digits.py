@@ -49,12 +49,13 @@ class DigitNet(nn.Module):
         return self.classifier(self.features(x))
 
 
-def evaluate(model, loader):
+def evaluate(model, loader, device):
     model.eval()
     correct = total = 0
     loss_sum = 0.0
     with torch.no_grad():
         for x, y in loader:
+            x, y = x.to(device), y.to(device)
             logits = model(x)
             loss_sum += F.cross_entropy(logits, y, reduction="sum").item()
             correct += (logits.argmax(1) == y).sum().item()
@@ -71,6 +72,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="digits_out")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args(argv)
 
     from sklearn.datasets import load_digits
@@ -85,10 +87,13 @@ def main(argv=None):
     train_set, test_set = Digits(x_train, y_train), Digits(x_test, y_test)
     generator = torch.Generator().manual_seed(args.seed)
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True, num_workers=args.workers,
-                              generator=generator, persistent_workers=args.workers > 0)
+                              generator=generator, persistent_workers=args.workers > 0,
+                              pin_memory=args.device.startswith("cuda"))
     test_loader = DataLoader(test_set, batch_size=256)
 
-    model = DigitNet()
+    device = torch.device(args.device)
+    model = DigitNet().to(device)
+    print(f"device: {device}")
     print(torch.utils.summary(model, input_size=(args.batch_size, 1, 8, 8)))
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=args.lr, epochs=args.epochs,
@@ -99,6 +104,7 @@ def main(argv=None):
         running = seen = 0
         bar = tqdm(train_loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, disable=args.no_progress)
         for x, y in bar:
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             optimizer.zero_grad()
             loss = F.cross_entropy(model(x), y)
             loss.backward()
@@ -107,7 +113,7 @@ def main(argv=None):
             running += loss.item() * y.numel()
             seen += y.numel()
             bar.set_postfix(loss=f"{running / seen:.4f}")
-        acc, test_loss = evaluate(model, test_loader)
+        acc, test_loss = evaluate(model, test_loader, device)
         history["train_loss"].append(running / seen)
         history["test_loss"].append(test_loss)
         history["test_acc"].append(acc)
@@ -118,10 +124,10 @@ def main(argv=None):
     ckpt_path = os.path.join(args.out, "digits_cnn.pt")
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(), "epoch": args.epochs, "history": history}, ckpt_path)
-    restored = DigitNet()
+    restored = DigitNet().to(device)
     checkpoint = torch.load(ckpt_path)  # weights_only=True: tensors and plain containers only
     restored.load_state_dict(checkpoint["model"])
-    restored_acc, _ = evaluate(restored, test_loader)
+    restored_acc, _ = evaluate(restored, test_loader, device)
     print(f"checkpoint {ckpt_path} reloaded into a fresh model: test accuracy {restored_acc * 100:.2f}% "
           f"({'same' if restored_acc == history['test_acc'][-1] else 'DIFFERENT'} as before saving)")
 

@@ -114,3 +114,40 @@ def test_amp_cnn_matches_pytorch_from_same_weights(tmp_path):
             assert scales[:3] == ref_scales[:3], (scales, ref_scales)  # the same overflow decisions at the start
         for step, (a, b) in enumerate(zip(ours, ref)):
             assert abs(a - b) <= tol * max(1.0, abs(b)), f"{mode} step {step}: {a} vs {b}\n{ours}\n{ref}"
+
+
+# ---------------------------------------------------------------- on the GPU (issue 13)
+
+def _cuda_available():
+    import torchlike
+    return torchlike.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_script_on_cuda_tracks_cpu_from_same_weights(script, tmp_path):
+    """The same script, model and batches on CUDA and on the CPU: the loss
+    curves agree within float32 reordering (TF32 is off by default)."""
+    steps, rtol = SCRIPTS[script]
+    init = str(tmp_path / "init.pt")
+    cpu = _run(script, "--steps", str(steps), "--save-init", init)
+    gpu = _run(script, "--steps", str(steps), "--load-init", init, "--device", "cuda")
+    assert len(cpu) == len(gpu) == steps
+    for step, (a, b) in enumerate(zip(gpu, cpu)):
+        assert abs(a - b) <= max(10 * rtol, 1e-3) * max(1.0, abs(b)), f"step {step}: cuda {a} vs cpu {b}\n{gpu}\n{cpu}"
+
+
+@pytest.mark.skipif(not _cuda_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("mode", ["bf16", "fp16"])
+def test_amp_cnn_on_cuda_trains_and_tracks_float32(mode, tmp_path):
+    """AutocastCUDA (float16 with GradScaler("cuda"), or bfloat16) against the
+    float32 run of the same script on the GPU."""
+    init = str(tmp_path / "init.pt")
+    ref, _ = _run_with_scales("cnn_amp.py", "--steps", "8", "--mode", "fp32", "--device", "cuda", "--save-init", init)
+    amp, scales = _run_with_scales("cnn_amp.py", "--steps", "8", "--mode", mode, "--device", "cuda",
+                                   "--load-init", init)
+    assert all(l == l for l in amp) and min(amp[-3:]) < amp[0]
+    for a, b in zip(amp, ref):
+        assert abs(a - b) <= 5e-2 * max(1.0, abs(b)), (amp, ref)
+    if mode == "fp16":
+        assert len(scales) == 8 and all(s > 0 for s in scales)

@@ -10,7 +10,7 @@ from _mnist_net import Net, fixed_batch
 
 args = parse_args(12)
 torch.manual_seed(args.seed)
-data, target = fixed_batch(args.seed)
+data, target = (t.to(args.device) for t in fixed_batch(args.seed))
 model = Net()
 prepare(torch, model, args)
 optimizer = optim.Adam(model.parameters(), lr=1e-3)

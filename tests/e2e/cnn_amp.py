@@ -19,26 +19,28 @@ p.add_argument("--steps", type=int, default=12)
 p.add_argument("--save-init")
 p.add_argument("--load-init")
 p.add_argument("--seed", type=int, default=0)
+p.add_argument("--device", default="cpu")
 p.add_argument("--mode", choices=("fp32", "bf16", "fp16"), default="bf16")
 p.add_argument("--init-scale", type=float, default=2.0 ** 20)
 args = p.parse_args()
 
 torch.manual_seed(args.seed)
-data, target = fixed_batch(args.seed)
+data, target = (t.to(args.device) for t in fixed_batch(args.seed))
 model = Net()
 prepare(torch, model, args)
 optimizer = optim.Adam(model.parameters(), lr=1e-3)
 use_amp = args.mode != "fp32"
 amp_dtype = torch.float16 if args.mode == "fp16" else torch.bfloat16
-scaler = torch.amp.GradScaler("cpu", init_scale=args.init_scale, growth_interval=3,
+device_type = torch.device(args.device).type
+scaler = torch.amp.GradScaler(device_type, init_scale=args.init_scale, growth_interval=3,
                               enabled=args.mode == "fp16")
 model.train()
 for step in range(args.steps):
     optimizer.zero_grad()
-    with torch.autocast(device_type="cpu", dtype=amp_dtype, enabled=use_amp):
+    with torch.autocast(device_type=device_type, dtype=amp_dtype, enabled=use_amp):
         output = model(data)
         loss = F.nll_loss(output, target)
-    if use_amp:
+    if use_amp and device_type == "cpu":
         # the last linear layer runs in the low precision, log_softmax passes it
         # through (not on CPU's fp32 list), nll_loss is on it
         assert output.dtype == amp_dtype and loss.dtype == torch.float32

@@ -80,7 +80,7 @@ args = parse_args(10)
 torch.manual_seed(args.seed)
 rng = np.random.default_rng(args.seed)
 data = torch.from_numpy(rng.integers(0, 65, (16, 65)).astype(np.int64))
-x, y = data[:, :-1].contiguous(), data[:, 1:].contiguous()
+x, y = data[:, :-1].contiguous().to(args.device), data[:, 1:].contiguous().to(args.device)
 model = GPT()
 prepare(torch, model, args)
 decay = [p for n, p in model.named_parameters() if p.dim() >= 2]

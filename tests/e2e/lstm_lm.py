@@ -33,7 +33,7 @@ args = parse_args(10)
 torch.manual_seed(args.seed)
 rng = np.random.default_rng(args.seed)
 ntokens, bptt, bsz = 50, 20, 8
-corpus = torch.from_numpy(rng.integers(0, ntokens, bptt * bsz * 4 + 1).astype(np.int64))
+corpus = torch.from_numpy(rng.integers(0, ntokens, bptt * bsz * 4 + 1).astype(np.int64)).to(args.device)
 model = RNNModel(ntokens, 32, 64, 2)
 prepare(torch, model, args)
 criterion = nn.CrossEntropyLoss()

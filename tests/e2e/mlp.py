@@ -34,6 +34,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 step = 0
 while step < args.steps:
     for data, target in loader:
+        data, target = data.to(args.device), target.to(args.device)
         optimizer.zero_grad()
         loss = F.nll_loss(model(data), target)
         loss.backward()
