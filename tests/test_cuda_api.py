@@ -390,3 +390,16 @@ def test_gpu_rng_state_round_trip():
     tl.cuda.set_rng_state(state)
     b = tl.rand(8, device="cuda")
     assert tl.equal(a, b) and tl.cuda.initial_seed() == 7
+
+
+def test_nondeterministic_alert_follows_the_setting():
+    tl._C._global_alert_not_deterministic("index_add_cuda_")  # determinism off: nothing happens
+    try:
+        tl.use_deterministic_algorithms(True)
+        with pytest.raises(RuntimeError, match=r"index_add_cuda_ does not have a deterministic implementation"):
+            tl._C._global_alert_not_deterministic("index_add_cuda_")
+        tl.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match="does not have a deterministic implementation"):
+            tl._C._global_alert_not_deterministic("index_add_cuda_")
+    finally:
+        tl.use_deterministic_algorithms(False)

@@ -328,12 +328,26 @@ PyObject* c_global_get(PyObject*, PyObject* arg) {
   TL_PY_END
 }
 
-// c10::warn from any thread: a Python UserWarning (under the GIL). A warning
-// turned into an error by the warnings filter is printed and cleared here,
-// since the C++ caller cannot propagate it.
+// _global_alert_not_deterministic(op): what a kernel with only a
+// nondeterministic implementation calls (for tests of the setting's effect).
+PyObject* c_alert_not_deterministic(PyObject*, PyObject* arg) {
+  TL_PY_BEGIN
+  const char* op = PyUnicode_AsUTF8(arg);
+  if (!op) return nullptr;
+  c10::alertNotDeterministic(op);
+  if (PyErr_Occurred()) return nullptr;  // a warning the filters turned into an error
+  Py_RETURN_NONE;
+  TL_PY_END
+}
+
+// c10::warn from any thread: a Python UserWarning (under the GIL).
 void python_warning_handler(const char* message) {
   PyGILState_STATE st = PyGILState_Ensure();
-  if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) PyErr_WriteUnraisable(nullptr);
+  if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) {
+    // The filters made it an error. A binding on this thread that checks
+    // PyErr_Occurred() raises it; anywhere else it is reported and cleared.
+    if (st == PyGILState_UNLOCKED) PyErr_WriteUnraisable(nullptr);
+  }
   PyGILState_Release(st);
 }
 
@@ -363,6 +377,7 @@ PyMethodDef g_methods[] = {
     {"_raw_delete", c_raw_delete, METH_O, nullptr},
     {"_global_set", c_global_set, METH_VARARGS, nullptr},
     {"_global_get", c_global_get, METH_O, nullptr},
+    {"_global_alert_not_deterministic", c_alert_not_deterministic, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
