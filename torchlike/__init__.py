@@ -35,6 +35,7 @@ from torchlike._tensor import Tensor, Size  # noqa: E402,F401
 from torchlike import _cuda_lib  # noqa: E402
 _cuda_lib.load()  # the CUDA backend, in a build that has one (registers kernels before any op runs)
 from torchlike import version  # noqa: E402,F401  (after the CUDA library: version.cuda asks it)
+from torchlike._op_namespace import ops  # noqa: E402,F401  (torchlike.ops.<ns>.<name>.<overload>)
 
 # Every generated operator function: torchlike.add, torchlike.exp, ...
 for _name in dir(_C._VariableFunctions):
@@ -107,7 +108,7 @@ __version__ = "0.1.0"
 # Packages above the operator layer that a bare `import torchlike` need not load
 # (PyTorch imports them eagerly; here they load on first attribute access, which
 # keeps `import torchlike` fast). `import torchlike.optim` works as usual.
-_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils")
+_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils", "library")
 
 
 def __getattr__(name):

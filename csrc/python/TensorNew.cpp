@@ -412,8 +412,9 @@ static PyObject* get_array_interface(PyObject* self, void*) {
   TL_PY_BEGIN
   const c10::TensorBase& t = unpack(self);
   // NumPy would share the memory but drop the graph: PyTorch refuses (numpy(),
-  // numpy.asarray); numpy(force=True) and detach() are the ways out.
-  TL_CHECK(!torchlike::autograd::requires_grad(t),
+  // numpy.asarray) while grad mode is on; numpy(force=True), detach() and
+  // no_grad (where kernels of custom operators run) are the ways out.
+  TL_CHECK(!torchlike::autograd::requires_grad(t) || !torchlike::autograd::is_grad_enabled(),
            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   TL_CHECK_TYPE(t.is_cpu(), "can't convert ", t.device(), " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   const char* ts = typestr(t.scalar_type());
