@@ -181,3 +181,28 @@ def test_cuda_extension_compiles_and_loads(tmp_path):
     """), functions=["launches"], build_directory=str(tmp_path), extra_cuda_cflags=["-gencode",
                                                                                     "arch=compute_90,code=sm_90"])
     assert m.launches(21) == 42
+
+
+def test_torch_library_operators_from_an_extension(tmp_path):
+    path = ce.load("scale_ops_ext", [os.path.join(HERE, "extensions", "scale_ops.cpp")],
+                   build_directory=str(tmp_path), is_python_module=False)
+    assert os.path.isfile(path)
+    x = tl.tensor([1.0, 2.0, 3.0, 4.0])
+    assert tl.ops.scale_ops.scale(x, 2.5).tolist() == [2.5, 5.0, 7.5, 10.0]
+    assert tl.ops.scale_ops.scale.default(x.double(), alpha=-1.0).dtype == tl.float64
+    m = tl.ops.scale_ops.scale(tl.empty(2, 3, device="meta"), 2.0)
+    assert m.device.type == "meta" and tuple(m.shape) == (2, 3)
+    a, b = tl.ops.scale_ops.halves(x)
+    assert a.tolist() == [1.0, 2.0] and b.tolist() == [3.0, 4.0]
+    with pytest.raises(RuntimeError, match="expected a floating-point tensor"):
+        tl.ops.scale_ops.scale(tl.ones(2, dtype=tl.int64), 2.0)
+    assert tl.ops.scale_ops.scale.default._schema == "scale_ops::scale(Tensor x, float alpha) -> Tensor"
+
+
+def test_kernel_signature_that_does_not_match_its_schema(tmp_path):
+    with pytest.raises(RuntimeError, match=r"(?s)failed to register.*signature .*int64_t.* does not match the schema"):
+        ce.load("bad_signature_ext", [os.path.join(HERE, "extensions", "bad_signature.cpp")],
+                build_directory=str(tmp_path), is_python_module=False)
+    # the failed TORCH_LIBRARY_IMPL block registered nothing; the schema's block stands
+    with pytest.raises(NotImplementedError, match="Could not run 'bad_signature_ops::wrong'"):
+        tl.ops.bad_signature_ops.wrong(tl.ones(1), 2.0)

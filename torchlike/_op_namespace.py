@@ -160,7 +160,11 @@ class _Ops(types.ModuleType):
     def load_library(self, path):
         """Loads a shared library whose TL_LIBRARY registrations then show up here."""
         import ctypes
+        _C._take_registration_errors()
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        errors = _C._take_registration_errors()
+        if errors:
+            raise RuntimeError(f"{path} failed to register its operators:\n" + "\n".join(errors))
 
 
 ops = _Ops()

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 #include "Dispatcher.h"
+#include "RuntimeKernel.h"
 
 namespace c10 {
 
@@ -26,8 +27,25 @@ class Library {
   Library& impl(const std::string& name, KernelFunction k) { return impl(name, key_, std::move(k)); }
   Library& impl(const std::string& name, DispatchKey key, KernelFunction k);
   Library& fallback(KernelFunction k);
+  // A plain function pointer as the kernel (PyTorch's m.impl("op", &fn)):
+  // boxed, with at::Tensor parameters and results converted (RuntimeKernel.h);
+  // its signature is checked against the schema when the schema is known.
+  template <class R, class... Args>
+  Library& impl(const std::string& name, R (*fn)(Args...)) {
+    return impl(name, key_, fn);
+  }
+  template <class R, class... Args>
+  Library& impl(const std::string& name, DispatchKey key, R (*fn)(Args...)) {
+    using K = detail::RuntimeKernel<R, Args...>;
+    checkRuntimeSignature(name, detail::KernelCppSignature<typename K::KernelSig>::get());
+    return impl(name, key,
+                KernelFunction::makeFromBoxed(&K::call, reinterpret_cast<void*>(fn), nullptr, "runtime function"));
+  }
 
   std::string qualify(const std::string& name) const;
+  // Raises, naming both, when operator `name`'s schema is registered and its
+  // kernel signature differs from `signature`.
+  void checkRuntimeSignature(const std::string& name, const std::string& signature) const;
   // Removes everything registered so far, newest first.
   void reset() {
     while (!handles_.empty()) handles_.pop_back();
@@ -41,14 +59,32 @@ class Library {
 };
 
 namespace detail {
+void recordRegistrationError(const char* ns, const std::string& what);
+}  // namespace detail
+// Errors raised by TL_LIBRARY bodies since the last call, oldest first (and cleared).
+std::vector<std::string> takeRegistrationErrors();
+
+namespace detail {
 // What TL_LIBRARY / TL_LIBRARY_IMPL define: a function-local static holding
 // the Library, created at load time (or earlier, by an explicit init entry
 // point) and destroyed, deregistering everything, when the shared object is
 // unloaded or the process exits.
+//
+// An error in the body (a bad schema, a kernel whose signature does not match)
+// must not escape a static initialiser, which would end the process while
+// the library loads: the registrations made so far are undone and the error
+// is kept, for whoever loaded the library to raise (takeRegistrationErrors).
 class StaticLibrary {
  public:
   using Body = void (*)(Library&);
-  StaticLibrary(const char* ns, DispatchKey key, Body body) : lib_(ns, key) { body(lib_); }
+  StaticLibrary(const char* ns, DispatchKey key, Body body) : lib_(ns, key) {
+    try {
+      body(lib_);
+    } catch (const std::exception& e) {
+      lib_.reset();
+      recordRegistrationError(ns, e.what());
+    }
+  }
   Library& library() { return lib_; }
 
  private:

@@ -31,6 +31,7 @@
 #include "c10/FunctionSchema.h"
 #include "c10/IValue.h"
 #include "c10/KernelFunction.h"
+#include "c10/Library.h"
 
 namespace tl::python {
 namespace {
@@ -774,6 +775,17 @@ PyObject* ops_redispatch(PyObject*, PyObject* const* a, Py_ssize_t n) {
   TL_PY_END
 }
 
+// _take_registration_errors() -> [str]: errors of TL_LIBRARY blocks in libraries loaded since.
+PyObject* take_registration_errors(PyObject*, PyObject*) {
+  TL_PY_BEGIN
+  std::vector<std::string> errs = c10::takeRegistrationErrors();
+  PyObject* l = PyList_New((Py_ssize_t)errs.size());
+  if (!l) return nullptr;
+  for (size_t i = 0; i < errs.size(); ++i) PyList_SET_ITEM(l, (Py_ssize_t)i, PyUnicode_FromString(errs[i].c_str()));
+  return l;
+  TL_PY_END
+}
+
 PyMethodDef g_methods[] = {
     {"_ops_handle", ops_handle, METH_O, nullptr},
     {"_ops_call", (PyCFunction)(void (*)(void))ops_call, METH_FASTCALL, nullptr},
@@ -786,6 +798,7 @@ PyMethodDef g_methods[] = {
     {"_library_impl_fallthrough", library_impl_fallthrough, METH_VARARGS, nullptr},
     {"_library_impl_autograd", library_impl_autograd, METH_VARARGS, nullptr},
     {"_library_remove", library_remove, METH_O, nullptr},
+    {"_take_registration_errors", take_registration_errors, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

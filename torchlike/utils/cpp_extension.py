@@ -333,14 +333,20 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags, 
     path = os.path.join(build_dir, target)
     if is_standalone:
         return path
+    import torchlike  # noqa: F401  (the casters need torchlike._C)
+    from torchlike import _C
+    _C._take_registration_errors()  # earlier libraries' errors are not this one's
     if not is_python_module:
         import ctypes
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # its TL_LIBRARY registrations run now
-        return path
-    import torchlike  # noqa: F401  (the casters need torchlike._C)
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+        module = path
+    else:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    errors = _C._take_registration_errors()
+    if errors:
+        raise RuntimeError(f"extension '{name}' failed to register its operators:\n" + "\n".join(errors))
     return module
 
 
