@@ -74,12 +74,17 @@ def sdpa_kernel(backends, set_priority=False):
         chosen = tuple(dict.fromkeys(backends))
     else:
         chosen = tuple(b for b in _ALL if b in backends)
-    prev = _enabled_backends()
+    # The raw thread-local setting: outside any block there is none, and the
+    # process-wide switches apply again on exit.
+    prev = getattr(_state, "enabled", None)
     _state.enabled = chosen
     try:
         yield {}
     finally:
-        _state.enabled = prev
+        if prev is None:
+            del _state.enabled
+        else:
+            _state.enabled = prev
 
 
 # ---- flash-attention implementation registry: providers register a
