@@ -18,7 +18,7 @@ needs_lib = pytest.mark.skipif(_cuda_lib.load() is None, reason=f"no CUDA librar
 REDUCTIONS = ["aten::sum", "aten::sum.dim_IntList", "aten::mean", "aten::mean.dim", "aten::prod", "aten::prod.dim_int",
               "aten::max", "aten::min", "aten::max.dim", "aten::min.dim", "aten::amax", "aten::amin", "aten::argmax",
               "aten::argmin", "aten::var.correction", "aten::std.correction", "aten::norm.Scalar", "aten::any",
-              "aten::all", "aten::cumsum", "aten::cumprod"]
+              "aten::all", "aten::cumsum", "aten::cumprod", "aten::logsumexp"]
 
 
 def _row(op, key):

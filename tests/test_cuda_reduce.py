@@ -120,6 +120,17 @@ def test_var_std_norm(shape, dtype):
                        dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [torchlike.int64])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_logsumexp(shape, dtype):
+    for x in _inputs(shape, dtype):
+        xc = x.cuda()
+        for dims in _dim_sets(x.dim()):
+            dims = list(range(x.dim())) if dims is None else dims
+            _close(xc.logsumexp(dims), x.logsumexp(dims), dtype)
+            _close(xc.logsumexp(dims, keepdim=True), x.logsumexp(dims, keepdim=True), dtype)
+
+
 @pytest.mark.parametrize("dtype", [torchlike.float32, torchlike.int64, torchlike.bool, torchlike.uint8])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_any_all(shape, dtype):

@@ -365,3 +365,28 @@ def test_scan_float16_accumulates_in_float():
     a = np.ones(5000, dtype=np.float16)
     got = _np(_C._cuda_scan_simulate(torchlike.from_numpy(a), 0, False))
     assert got.dtype == np.float16 and got[2047] == 2048 and got[-1] == 5000
+
+
+def test_logsumexp_is_stable_and_handles_infinities():
+    rng = np.random.default_rng(11)
+    for shape, dims, keepdim, limits in _cases(18):
+        a = rng.standard_normal(shape) * 50 + 700  # exp(a) overflows float64
+        with np.errstate(all="ignore"):
+            m = _np_reduce(np.max, a, dims, True) if a.size else np.zeros([1] * a.ndim)
+            want = np.log(_np_reduce(np.sum, np.exp(a - m), dims, True)) + m
+            if not keepdim:
+                want = want.reshape(np.shape(_np_reduce(np.sum, a, dims, False)))
+        for t in _layouts(a):
+            got = _np(_sim("logsumexp", t, dims, keepdim, limits=limits))
+            if a.size:
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+            else:
+                assert np.all(got == -np.inf)  # an empty sum of exponentials
+    inf = np.inf
+    rows = np.array([[-inf, -inf], [inf, 1.0], [inf, inf], [np.nan, 1.0], [-inf, 0.0]])
+    got = _np(_sim("logsumexp", torchlike.from_numpy(rows), [1], limits=(64, 64, 1)))
+    np.testing.assert_array_equal(got, [-inf, inf, inf, np.nan, 0.0])
+    ints = np.arange(6).reshape(2, 3)
+    got = _sim("logsumexp", torchlike.from_numpy(ints), [1])
+    assert got.dtype == torchlike.float32
+    np.testing.assert_allclose(got.numpy(), np.log(np.exp(ints).sum(1)), rtol=1e-6)

@@ -98,7 +98,7 @@ c10::TensorBase simulate_into(const Op& op, const c10::TensorBase& x, uint64_t m
 }
 
 // _cuda_reduce_simulate(op, tensor, dims or None, keepdim, arg, max_threads, target_blocks, min_per_thread)
-// op: sum mean prod amax amin max_dim min_dim argmax argmin var std norm any all;
+// op: sum mean prod amax amin max_dim min_dim argmax argmin var std norm any all logsumexp;
 // arg: var/std correction or the norm's p. Returns a tensor, or (values,
 // indices) for max_dim/min_dim. The front half (dims, dtypes) is the CPU
 // kernels' (ReduceUtils.h), as the CUDA entry points use it.
@@ -187,6 +187,14 @@ PyObject* t_simulate(PyObject*, PyObject* args) {
       n.kind = rt::norm_kind(arg);
       n.p = (typename rt::NormOp<scalar_t>::A)arg;
       return simulate_into<rt::NormOp<scalar_t>, scalar_t, scalar_t>(n, x, mask, keepdim, x.scalar_type(), lim);
+    });
+    return wrap_tensor(r);
+  }
+  if (op == "logsumexp") {
+    c10::ScalarType t = at::native::float_result_dtype(x.scalar_type());
+    c10::TensorBase in = at::native::cast_to(x, t, x.device());
+    c10::TensorBase r = TL_DISPATCH_FLOATING_TYPES(t, op.c_str(), [&] {
+      return simulate_into<rt::LogSumExpOp<scalar_t>, scalar_t, scalar_t>({}, in, mask, keepdim, t, lim);
     });
     return wrap_tensor(r);
   }

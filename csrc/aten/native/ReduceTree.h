@@ -24,7 +24,6 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 #include "../../c10/Half.h"
@@ -406,6 +405,38 @@ struct AnyAllOp {
   }
   TL_HOST_DEVICE bool combine(bool a, bool b) const { return Any ? (a || b) : (a && b); }
   TL_HOST_DEVICE bool project(bool a) const { return a; }
+};
+
+// logsumexp: a running maximum and the sum of exp(x - maximum), so one pass
+// neither overflows nor loses small terms. Equal maxima (also two infinities
+// of one sign) add their sums directly, where exp(inf - inf) would be NaN.
+template <class A>
+struct LseAcc {
+  A max, scaled;
+};
+template <class T>
+struct LogSumExpOp {
+  using A = c10::opmath_t<T>;
+  using acc_t = LseAcc<A>;
+  TL_HOST_DEVICE acc_t identity() const { return {-std::numeric_limits<A>::infinity(), A(0)}; }
+  TL_HOST_DEVICE acc_t reduce(acc_t a, T x, int64_t) const { return combine(a, acc_t{static_cast<A>(x), A(1)}); }
+  TL_HOST_DEVICE acc_t combine(acc_t a, acc_t b) const {
+    if (is_nan(a.max) || is_nan(b.max)) {
+      const A nan = std::numeric_limits<A>::quiet_NaN();
+      return {nan, nan};
+    }
+    if (a.max < b.max) {
+      acc_t t = a;
+      a = b;
+      b = t;
+    }
+    if (b.max == a.max) return {a.max, a.scaled + b.scaled};
+    return {a.max, a.scaled + b.scaled * std::exp(b.max - a.max)};
+  }
+  TL_HOST_DEVICE A project(const acc_t& a) const {
+    if (std::isinf(a.max)) return a.max;  // all -inf (or empty): -inf; any +inf: +inf
+    return a.max + std::log(a.scaled);
+  }
 };
 
 // ---------------------------------------------------------------- writers

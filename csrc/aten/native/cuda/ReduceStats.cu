@@ -1,4 +1,4 @@
-// CUDA var/std (Welford, with correction), vector norms and any/all. Same
+// CUDA var/std (Welford, with correction), vector norms, any/all and logsumexp. Same
 // schemas, result dtypes and checks as cpu/ReduceStats.cpp and
 // cpu/ReduceNorm.cpp, through ReduceUtils.h. var_mean/std_mean and
 // linalg.vector_norm are composites over these.
@@ -82,6 +82,18 @@ TensorBase all_cuda(const TensorBase& self, std::optional<IntArrayRef> dim, bool
   return anyall_cuda<false>(self, dim, keepdim);
 }
 
+TensorBase logsumexp_cuda(const TensorBase& self, IntArrayRef dim, bool keepdim) {
+  ScalarType t = float_result_dtype(self.scalar_type());
+  uint64_t mask = make_dim_mask(self, dim);
+  TensorBase in = cast_to(self, t, self.device());
+  TensorBase out = make_empty(reduced_shape(self.sizes(), mask, keepdim), self.options().with_dtype(t));
+  TL_DISPATCH_FLOATING_TYPES(t, "logsumexp", [&] {
+    using Op = rt::LogSumExpOp<scalar_t>;
+    launch_reduce<Op, scalar_t>("logsumexp", Op(), in, mask, rt::StoreProjected<scalar_t>{out.data_ptr<scalar_t>()});
+  });
+  return out;
+}
+
 }  // namespace
 
 TL_LIBRARY_IMPL(aten, CUDA, m) {
@@ -90,6 +102,7 @@ TL_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("norm.Scalar", TL_KERNEL(norm_cuda));
   m.impl("any", TL_KERNEL(any_cuda));
   m.impl("all", TL_KERNEL(all_cuda));
+  m.impl("logsumexp", TL_KERNEL(logsumexp_cuda));
 }
 
 }  // namespace at::native

@@ -2,6 +2,7 @@
 // kernels: ReduceKernel.cuh). Same schemas, result dtypes and checks as
 // cpu/ReduceSum.cpp, through the device-neutral ReduceUtils.h.
 #include <optional>
+#include <type_traits>
 #include "aten/native/ReduceUtils.h"
 #include "aten/native/cuda/ReduceKernel.cuh"
 #include "c10/Library.h"
