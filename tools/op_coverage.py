@@ -18,6 +18,13 @@ Registry checks per operator (tests/opinfo): forward against the reference
 (every listed dtype), gradcheck (float64 and grad=True), Meta shapes, error
 samples, and broadcasting (a sample whose tensor arguments differ in shape).
 An op declared non-differentiable (grad=False) has gradcheck "n/a".
+
+CUDA kernels (`--cuda` lists them per operator): where the CUDA library
+(libtorchlike_cuda.so) is built and loaded, the dispatcher says which
+operators reach a kernel on the CUDA key, registered for CUDA itself or
+inherited from a composite; an operator with a CPU kernel and neither raises
+NotImplementedError on CUDA tensors. Without the library nothing can be
+asked, and the report says so.
 """
 import argparse
 import importlib
@@ -112,11 +119,44 @@ def registry_checks():
     return rows
 
 
+def _table_source(table, key):
+    """The `[...]` source tag of `key`'s row in _dispatch_dump_table's text."""
+    for line in table.splitlines():
+        if line.startswith(key + ": "):
+            return line.rsplit("[", 1)[-1].rstrip("]") if "[" in line else "missing"
+    return "missing"
+
+
+def cuda_kernels():
+    """(None, rows) with rows {op: "kernel" | "composite" | "missing"} for
+    every operator that has a CPU kernel, or (reason, {}) when the CUDA
+    library is not loaded."""
+    import torchlike
+    from torchlike import _C, _cuda_lib
+    if _cuda_lib.load() is None:
+        return f"CUDA library not loaded ({_cuda_lib.load_error()}): no CUDA kernels to report", {}
+    rows = {}
+    for op in _C._dispatch_list_ops():
+        try:
+            table = _C._dispatch_dump_table(op)
+            has_cpu = _C._dispatch_has_kernel_for_key(op, "CPU")
+            has_cuda = _C._dispatch_has_kernel_for_key(op, "CUDA")
+        except ValueError:  # a name without a schema (a deregistered test op)
+            continue
+        if not has_cpu:
+            continue
+        source = _table_source(table, "CUDA")
+        rows[op] = "missing" if not has_cuda else ("kernel" if source == "kernel" else "composite")
+    del torchlike
+    return None, rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--surface", help="PyTorch's surface.json: count only names PyTorch has")
     ap.add_argument("--quiet", action="store_true", help="summaries and problems only")
+    ap.add_argument("--cuda", action="store_true", help="list every operator's CUDA kernel (kernel/composite/missing)")
     a = ap.parse_args()
     sys.path.insert(0, ROOT)
     surface = json.load(open(a.surface))["namespaces"] if a.surface else None
@@ -161,6 +201,17 @@ def main():
         print(f"  {name}: no {', '.join(gaps)}")
     n_untested = sum(len(m) for m in untested.values())
     print(f"public names no test calls: {n_untested}")
+
+    reason, cuda = cuda_kernels()
+    if reason:
+        print(f"\n{reason}")
+    else:
+        counts = {k: sum(1 for v in cuda.values() if v == k) for k in ("kernel", "composite", "missing")}
+        print(f"\nCUDA: of {len(cuda)} operators with a CPU kernel, {counts['kernel']} have a CUDA kernel, "
+              f"{counts['composite']} a composite, {counts['missing']} none (NotImplementedError on CUDA)")
+        if a.cuda:
+            for op in sorted(cuda):
+                print(f"  {op:48} {cuda[op]}")
     if a.strict and (n_untested or lacking):
         sys.exit(1)
 

@@ -1,5 +1,6 @@
 """kernels/cuda/shard<k>.cu: the CUDA loops of every pointwise operator, from
-the same functors as the CPU kernels. A fixed number of shards, each holding
+the same functors as the CPU kernels, and their functional / in-place / out=
+kernels, registered on the CUDA key by the shard itself. A fixed number of shards, each holding
 the groups whose names hash to it, bounds nvcc's work to a few large files
 while a one-operator YAML edit recompiles one shard. Compiled only when the
 build enables CUDA (setup.py reads sources_cuda.txt)."""
@@ -15,16 +16,17 @@ NUM_CUDA_SHARDS = 20
 def render_all(gen) -> list:
     shards = [[] for _ in range(NUM_CUDA_SHARDS)]
     for base, ops in gen.groups.items():
-        functional = [o for o in ops if o.pointwise and o.kind == "functional"]
-        if functional:
-            shards[shard_of(gen.ns.name, base, NUM_CUDA_SHARDS)].append((base, functional))
+        pointwise = [o for o in ops if o.pointwise]
+        if pointwise:
+            shards[shard_of(gen.ns.name, base, NUM_CUDA_SHARDS)].append((base, pointwise))
     out = []
     for k, members in enumerate(shards):
         if not members:
             continue
         ops = [o for _, group in members for o in group]
+        loops = [o for o in ops if o.kind == "functional"]
         out.append(Output(path(gen, f"kernels/cuda/shard{k}.cu"),
-                          render(gen, "kernels_cuda_shard.cu.j2", ops, shard=k, ops=ops,
+                          render(gen, "kernels_cuda_shard.cu.j2", ops, shard=k, ops=ops, loops=loops, backend="CUDA",
                                  bases=[b for b, _ in members], provenance=shard_provenance(gen, members)),
                           CUDA))
     return out

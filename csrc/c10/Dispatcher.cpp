@@ -138,9 +138,12 @@ void OperatorEntry::reportMissing(DispatchKeySet ks) const {
     if (t.kernels[i]->isValid() && !t.kernels[i]->isFallthrough() &&
         toFunctionality((DispatchKey)i) == Functionality::Dense)
       avail += std::string(avail.empty() ? "" : ", ") + toString((DispatchKey)i);
+  // PyTorch's wording, so code matching on it (and users searching for it) behaves the same.
   TL_CHECK_NOT_IMPLEMENTED(false, "Could not run '", name_, "' with arguments from the '",
                            k == DispatchKey::Undefined ? "Undefined" : toString(k),
-                           "' backend. '", name_, "' is only available for these backends: [", avail, "].");
+                           "' backend. This could be because the operator doesn't exist for this backend, or was "
+                           "omitted during the selective/custom build process (if using custom build). '",
+                           name_, "' is only available for these backends: [", avail, "].");
   abort();
 }
 

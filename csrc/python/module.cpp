@@ -30,6 +30,7 @@ void tl_init_cuda_hooks_bindings(PyObject* module);
 void tl_init_python_ops(PyObject* module);
 void tl_init_tensor_c_api(PyObject* module);
 void tl_init_cuda_index_math_testing(PyObject* module);
+void tl_init_cuda_reduce_testing(PyObject* module);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -71,6 +72,21 @@ static PyObject* dispatch_schema(PyObject*, PyObject* name) {
   c10::OperatorEntry* e = find_op(arg_string(name));
   TL_CHECK_VALUE(e->hasSchema(), "operator '", e->name(), "' has no schema (never defined, or its library was unloaded)");
   return PyUnicode_FromString(e->schema().c_str());
+  TL_PY_END
+}
+// Whether calls reaching runtime key `key` find a kernel for the operator in its
+// computed table: one registered for that key, or filled in from an alias key
+// (a composite), not a fallthrough. _dispatch_has_kernel_for_key(op, key).
+static PyObject* dispatch_has_kernel_for_key(PyObject*, PyObject* args) {
+  TL_PY_BEGIN
+  PyObject *name, *key;
+  if (!PyArg_ParseTuple(args, "UU", &name, &key)) return nullptr;
+  c10::OperatorEntry* e = find_op(arg_string(name));
+  c10::DispatchKey k = c10::parseDispatchKey(arg_string(key));
+  TL_CHECK_VALUE(c10::isRuntimeKey(k), "_dispatch_has_kernel_for_key: '", arg_string(key),
+                 "' is an alias key; ask about a runtime key (CPU, CUDA, AutogradCUDA, ...)");
+  const c10::KernelFunction& kf = e->lookup(k);
+  return PyBool_FromLong(kf.isValid() && !kf.isFallthrough());
   TL_PY_END
 }
 static PyObject* dispatch_list_ops(PyObject*, PyObject*) {
@@ -171,6 +187,8 @@ static PyMethodDef module_methods[] = {
     {"_dispatch_dump_table", dispatch_dump_table, METH_O, "computed per-key table of an operator"},
     {"_dispatch_schema", dispatch_schema, METH_O, "the parsed schema of an operator, printed back"},
     {"_dispatch_list_ops", dispatch_list_ops, METH_NOARGS, nullptr},
+    {"_dispatch_has_kernel_for_key", dispatch_has_kernel_for_key, METH_VARARGS,
+     "whether an operator's computed table has a kernel for a runtime dispatch key"},
     {"_dispatch_keyset", dispatch_keyset, METH_O, nullptr},
     {"_dispatch_tls", dispatch_tls, METH_NOARGS, nullptr},
     {"_dispatch_tls_set", dispatch_tls_set, METH_VARARGS, nullptr},
@@ -213,6 +231,7 @@ static PyObject* init_module() {
   tl_init_python_ops(m);
   tl_init_tensor_c_api(m);
   tl_init_cuda_index_math_testing(m);
+  tl_init_cuda_reduce_testing(m);
   tl_init_tensor_new_types();
   tl_init_autograd_types(m);
 
