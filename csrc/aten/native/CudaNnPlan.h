@@ -150,20 +150,46 @@ TL_HOST_DEVICE inline bool sort_goes_before(K a, int64_t ia, K b, int64_t ib, bo
   return descending ? (b < a) : (a < b);
 }
 
-// One compare-exchange step of the bitonic network over a power-of-two
-// length: for stage size `k` and distance `j`, element i pairs with i ^ j and
-// the pair (lo, hi) with lo = min(i, i ^ j) must end in ascending network
-// order when (lo & k) == 0. Returns whether element i is the pair's low slot.
-TL_HOST_DEVICE inline bool bitonic_pair(int64_t i, int64_t j, int64_t k, int64_t& partner, bool& up) {
-  partner = i ^ j;
-  up = (i & k) == 0;
-  return partner > i;
-}
-// The padded length of a row sorted by the network: the next power of two.
+// A row is sorted by the bitonic network over its length padded to a power
+// of two; the padding slots sort after every real element in either
+// direction, so the first n slots end up holding the row.
 TL_HOST_DEVICE inline int64_t bitonic_length(int64_t n) {
   int64_t p = 1;
   while (p < n) p <<= 1;
   return p;
+}
+template <class K>
+TL_HOST_DEVICE inline bool sort_slot_before(K a, int64_t ia, bool pad_a, K b, int64_t ib, bool pad_b,
+                                            bool descending) {
+  if (pad_a || pad_b) return pad_a == pad_b ? ia < ib : pad_b;
+  return sort_goes_before(a, ia, b, ib, descending);
+}
+
+// One compare-exchange of the network's stage (k, j) for slot i: slot i
+// pairs with i ^ j; the lower slot of the pair handles it, putting the pair
+// in sort order when (i & k) == 0 and in reverse order otherwise. After all
+// stages (k = 2, 4, ..., len; j = k/2, ..., 1) the slots are in sort order.
+// As (key, index) with distinct indices is a strict total order, the result
+// is unique: exactly the stable sort, whatever the network's shape.
+template <class K>
+TL_HOST_DEVICE inline void bitonic_exchange(K* key, int64_t* idx, bool* pad, int64_t i, int64_t j, int64_t k,
+                                            bool descending) {
+  const int64_t partner = i ^ j;
+  if (partner <= i) return;
+  const bool ascending_pair = (i & k) == 0;
+  const bool partner_first = sort_slot_before(key[partner], idx[partner], pad[partner], key[i], idx[i], pad[i],
+                                              descending);
+  if (partner_first == ascending_pair) {
+    const K tk = key[i];
+    key[i] = key[partner];
+    key[partner] = tk;
+    const int64_t ti = idx[i];
+    idx[i] = idx[partner];
+    idx[partner] = ti;
+    const bool tp = pad[i];
+    pad[i] = pad[partner];
+    pad[partner] = tp;
+  }
 }
 
 // ---------------------------------------------------------------- launch plans

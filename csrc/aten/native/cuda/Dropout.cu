@@ -63,7 +63,10 @@ void bernoulli_fill_cuda(const TensorBase& self, const std::optional<c10::Genera
   const int64_t n = self.numel();
   if (n == 0) return;
   const uint64_t counters = bernoulli_counters(n);
-  auto [seed, base] = reserve_counters(self, generator, counters);
+  // (Plain variables: the dispatch lambda captures them, which C++17 does
+  // not allow for structured bindings.)
+  const std::pair<uint64_t, uint64_t> reservation = reserve_counters(self, generator, counters);
+  const uint64_t seed = reservation.first, base = reservation.second;
   TensorBase target = self.is_contiguous() ? self : make_empty(self.sizes(), self.options());
   cudaStream_t st = stream();
   TL_DISPATCH_ALL_TYPES(self.scalar_type(), "bernoulli_", [&] {
