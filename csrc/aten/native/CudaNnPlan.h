@@ -78,18 +78,24 @@ TL_HOST_DEVICE inline MaxSum<A> maxsum_empty() {
 }
 template <class A>
 TL_HOST_DEVICE inline MaxSum<A> maxsum_combine(MaxSum<A> a, MaxSum<A> b) {
-  // An empty side (max -inf) contributes nothing; testing it first keeps
-  // exp(-inf - -inf) = NaN out of the result.
-  if (a.max == A(-INFINITY)) return b;
-  if (b.max == A(-INFINITY)) return a;
+  // An empty side (max -inf, sum 0: nothing but -inf seen) contributes
+  // nothing; testing it first keeps exp(-inf - -inf) = NaN out of the result.
+  // A side that saw only NaN has max -inf but a NaN sum, and passes it on.
+  if (a.max == A(-INFINITY) && a.sum == A(0)) return b;
+  if (b.max == A(-INFINITY) && b.sum == A(0)) return a;
   // NaN in either max makes the row NaN, as the CPU kernel's sum of exp does.
   if (a.max != a.max || b.max != b.max) return MaxSum<A>{A(NAN), A(NAN)};
   const A m = a.max > b.max ? a.max : b.max;
   return MaxSum<A>{m, a.sum * acc_exp(a.max - m) + b.sum * acc_exp(b.max - m)};
 }
+// Adds one element with a single exp: a larger x rescales the sum to the new
+// max, any other x adds exp(x - max). -inf adds nothing; NaN makes the sum
+// NaN (and so the row), as in the CPU kernel.
 template <class A>
 TL_HOST_DEVICE inline MaxSum<A> maxsum_add(MaxSum<A> a, A x) {
-  return maxsum_combine(a, MaxSum<A>{x, A(1)});
+  if (x > a.max) return MaxSum<A>{x, a.max == A(-INFINITY) ? A(1) : a.sum * acc_exp(a.max - x) + A(1)};
+  if (x == A(-INFINITY)) return a;
+  return MaxSum<A>{a.max, a.sum + acc_exp(x - a.max)};
 }
 
 // ---------------------------------------------------------------- Welford

@@ -47,15 +47,30 @@ __device__ inline double widen(R v) {
 
 // ---------------------------------------------------------------- layer_norm
 
+// Rows of up to kRowCache elements per thread are read once (kept in
+// registers between the statistics and the writes); longer ones twice.
+constexpr int kRowCache = 8;
+
 template <class T>
 __global__ void layer_norm_forward_kernel(const T* x, T* y, opmath<T>* mean_out, opmath<T>* rstd_out,
                                           const opmath<T>* w, const opmath<T>* b, int64_t M, int64_t N, opmath<T> eps) {
   using A = opmath<T>;
   __shared__ Welford<A> shared[32];
+  const bool cached = N <= int64_t(kRowCache) * blockDim.x;
   for (int64_t r = blockIdx.x; r < M; r += gridDim.x) {
     const T* xr = x + r * N;
+    A v[kRowCache];
     Welford<A> acc = welford_empty<A>();
-    for (int64_t i = threadIdx.x; i < N; i += blockDim.x) acc = welford_add(acc, static_cast<A>(xr[i]));
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < kRowCache; ++c) {
+        const int64_t i = threadIdx.x + int64_t(c) * blockDim.x;
+        v[c] = i < N ? static_cast<A>(xr[i]) : A(0);
+        if (i < N) acc = welford_add(acc, v[c]);
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < N; i += blockDim.x) acc = welford_add(acc, static_cast<A>(xr[i]));
+    }
     acc = block_allreduce(acc, welford_empty<A>(), shared,
                           [](Welford<A> a, Welford<A> c) { return welford_combine(a, c); });
     const A mu = acc.mean;
@@ -65,8 +80,16 @@ __global__ void layer_norm_forward_kernel(const T* x, T* y, opmath<T>* mean_out,
       rstd_out[r] = rs;
     }
     T* yr = y + r * N;
-    for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
-      yr[i] = static_cast<T>((static_cast<A>(xr[i]) - mu) * rs * param_or(w, i, A(1)) + param_or(b, i, A(0)));
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < kRowCache; ++c) {
+        const int64_t i = threadIdx.x + int64_t(c) * blockDim.x;
+        if (i < N) yr[i] = static_cast<T>((v[c] - mu) * rs * param_or(w, i, A(1)) + param_or(b, i, A(0)));
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
+        yr[i] = static_cast<T>((static_cast<A>(xr[i]) - mu) * rs * param_or(w, i, A(1)) + param_or(b, i, A(0)));
+    }
   }
 }
 
@@ -127,23 +150,45 @@ __global__ void layer_norm_backward_input_kernel(const T* g, const T* x, const o
   }
 }
 
-// dweight[j] = sum_r g[r, j] * xhat[r, j], dbias[j] = sum_r g[r, j]: a thread
-// per column, rows in order (consecutive threads read consecutive columns).
+// dweight[j] = sum_r g[r, j] * xhat[r, j], dbias[j] = sum_r g[r, j], in two
+// steps so a tall matrix still fills the device: the rows are cut into
+// `chunks` fixed ranges, a thread per (column, chunk) sums its range in row
+// order into partials[chunk][column] (consecutive threads read consecutive
+// columns), then a thread per column adds its chunks in chunk order. Fixed
+// ranges and orders: the same bits on every run, no atomics.
 template <class T>
-__global__ void layer_norm_backward_params_kernel(const T* g, const T* x, const opmath<T>* mean,
-                                                  const opmath<T>* rstd, opmath<T>* dw, opmath<T>* db, int64_t M,
-                                                  int64_t N) {
+__global__ void layer_norm_param_partials_kernel(const T* g, const T* x, const opmath<T>* mean,
+                                                 const opmath<T>* rstd, opmath<T>* part_w, opmath<T>* part_b,
+                                                 int64_t M, int64_t N, int64_t chunks) {
   using A = opmath<T>;
-  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < N; j += int64_t(gridDim.x) * blockDim.x) {
+  const int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (j >= N) return;
+  for (int64_t c = blockIdx.y; c < chunks; c += gridDim.y) {
+    const int64_t r0 = M * c / chunks, r1 = M * (c + 1) / chunks;
     A sw = 0, sb = 0;
-    for (int64_t r = 0; r < M; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       const A gv = static_cast<A>(g[r * N + j]);
       sb += gv;
-      sw += gv * (static_cast<A>(x[r * N + j]) - mean[r]) * rstd[r];
+      if (part_w) sw += gv * (static_cast<A>(x[r * N + j]) - mean[r]) * rstd[r];
     }
-    if (dw) dw[j] = sw;
-    if (db) db[j] = sb;
+    if (part_w) part_w[c * N + j] = sw;
+    if (part_b) part_b[c * N + j] = sb;
   }
+}
+
+template <class A>
+__global__ void sum_chunks_kernel(const A* parts, A* out, int64_t chunks, int64_t N) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < N; j += int64_t(gridDim.x) * blockDim.x) {
+    A s = 0;
+    for (int64_t c = 0; c < chunks; ++c) s += parts[c * N + j];
+    out[j] = s;
+  }
+}
+
+// Row chunks for the parameter sums: about 32 rows each, at most 256.
+inline int64_t param_chunks(int64_t M) {
+  const int64_t c = (M + 31) / 32;
+  return c < 1 ? 1 : (c > 256 ? 256 : c);
 }
 
 std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm_backward_cuda(
@@ -186,10 +231,30 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm_backward_cuda(
       TL_CUDA_KERNEL_LAUNCH_CHECK("native_layer_norm_backward");
     }
     if ((want_w || want_b) && N > 0) {
-      layer_norm_backward_params_kernel<T><<<blocks_for(N, 128), 128, 0, st>>>(
-          gp, xp, mp, rp, want_w ? static_cast<A*>(dw_acc.data_ptr()) : nullptr,
-          want_b ? static_cast<A*>(db_acc.data_ptr()) : nullptr, M, N);
+      if (M == 0) {
+        if (want_w) TL_CUDA_CHECK(cudaMemsetAsync(dw_acc.data_ptr(), 0, size_t(N) * sizeof(A), st));
+        if (want_b) TL_CUDA_CHECK(cudaMemsetAsync(db_acc.data_ptr(), 0, size_t(N) * sizeof(A), st));
+        return;
+      }
+      const int64_t chunks = param_chunks(M);
+      TensorOptions ao = x.options().with_dtype(acc_dt);
+      TensorBase pw = want_w ? make_empty(IntArrayRef{chunks, N}, ao) : TensorBase();
+      TensorBase pb = want_b ? make_empty(IntArrayRef{chunks, N}, ao) : TensorBase();
+      const dim3 grid(unsigned((N + 127) / 128), unsigned(chunks));
+      layer_norm_param_partials_kernel<T><<<grid, 128, 0, st>>>(
+          gp, xp, mp, rp, want_w ? static_cast<A*>(pw.data_ptr()) : nullptr,
+          want_b ? static_cast<A*>(pb.data_ptr()) : nullptr, M, N, chunks);
       TL_CUDA_KERNEL_LAUNCH_CHECK("native_layer_norm_backward");
+      if (want_w) {
+        sum_chunks_kernel<A><<<blocks_for(N, 256), 256, 0, st>>>(static_cast<const A*>(pw.data_ptr()),
+                                                                  static_cast<A*>(dw_acc.data_ptr()), chunks, N);
+        TL_CUDA_KERNEL_LAUNCH_CHECK("native_layer_norm_backward");
+      }
+      if (want_b) {
+        sum_chunks_kernel<A><<<blocks_for(N, 256), 256, 0, st>>>(static_cast<const A*>(pb.data_ptr()),
+                                                                  static_cast<A*>(db_acc.data_ptr()), chunks, N);
+        TL_CUDA_KERNEL_LAUNCH_CHECK("native_layer_norm_backward");
+      }
     }
   });
   if (want_w) dw = dw_acc.scalar_type() == param_dt ? dw_acc : at::_ops::_to_copy(dw_acc, param_dt);

@@ -25,24 +25,47 @@ namespace {
 
 // ---------------------------------------------------------------- forward
 
+// Rows of up to kRowCache elements per thread are read once: each thread
+// keeps its elements (i = thread + c * blockDim, coalesced) in registers
+// between the statistics and the writes. Longer rows read the input twice.
+constexpr int kRowCache = 8;
+
 template <class T, bool Log>
 __global__ void softmax_rows_kernel(const T* in, T* out, int64_t rows, int64_t n) {
   using A = opmath<T>;
   __shared__ MaxSum<A> shared[32];
+  const bool cached = n <= int64_t(kRowCache) * blockDim.x;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* x = in + r * n;
     T* y = out + r * n;
+    A v[kRowCache];
     MaxSum<A> ms = maxsum_empty<A>();
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) ms = maxsum_add(ms, static_cast<A>(x[i]));
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < kRowCache; ++c) {
+        const int64_t i = threadIdx.x + int64_t(c) * blockDim.x;
+        v[c] = i < n ? static_cast<A>(x[i]) : A(0);
+        if (i < n) ms = maxsum_add(ms, v[c]);
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) ms = maxsum_add(ms, static_cast<A>(x[i]));
+    }
     ms = block_allreduce(ms, maxsum_empty<A>(), shared,
                          [](MaxSum<A> a, MaxSum<A> b) { return maxsum_combine(a, b); });
-    if (Log) {
-      const A shift = ms.max + log(ms.sum);
-      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) y[i] = static_cast<T>(static_cast<A>(x[i]) - shift);
+    // log_softmax: x - (max + log(sum)); softmax: exp(x - max) / sum.
+    const A shift = Log ? ms.max + log(ms.sum) : ms.max;
+    const A inv = Log ? A(1) : A(1) / ms.sum;
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < kRowCache; ++c) {
+        const int64_t i = threadIdx.x + int64_t(c) * blockDim.x;
+        if (i < n) y[i] = static_cast<T>(Log ? v[c] - shift : acc_exp(v[c] - shift) * inv);
+      }
     } else {
-      const A inv = A(1) / ms.sum;
-      for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
-        y[i] = static_cast<T>(acc_exp(static_cast<A>(x[i]) - ms.max) * inv);
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const A xv = static_cast<A>(x[i]);
+        y[i] = static_cast<T>(Log ? xv - shift : acc_exp(xv - shift) * inv);
+      }
     }
   }
 }
