@@ -275,37 +275,57 @@ BnShape bn_shape(const TensorBase& x) {
   return g;
 }
 
-// One block per channel: Welford statistics over its N*S elements, the saved
-// mean/invstd, and the running statistics updated in place in double (the
-// CPU kernel's rule: momentum blend, variance unbiased by count/(count-1)).
-template <class T, class R>
-__global__ void batch_norm_stats_kernel(const T* x, BnShape shp, opmath<T> eps, opmath<T>* save_mean,
-                                        opmath<T>* save_invstd, opmath<T>* var_out, R* running_mean,
-                                        int64_t rm_stride, R* running_var, int64_t rv_stride, double momentum) {
+// A channel's N*S elements are cut into `chunks` fixed ranges so that few
+// channels with many elements still fill the device: block (c, k) folds
+// range k of channel c (Welford statistics here, sums in the backward) and
+// a second step combines a channel's ranges in order. Fixed ranges, fixed
+// order: the same result on every run.
+inline int64_t bn_chunks(int64_t count) {
+  const int64_t c = count / 8192;
+  return c < 1 ? 1 : (c > 64 ? 64 : c);
+}
+
+// Element k of channel c's N*S elements.
+__device__ inline int64_t bn_offset(const BnShape& shp, int64_t c, int64_t k) {
+  return ((k / shp.s) * shp.c + c) * shp.s + k % shp.s;
+}
+
+template <class T>
+__global__ void batch_norm_partial_stats_kernel(const T* x, BnShape shp, int64_t chunks,
+                                                Welford<opmath<T>>* parts) {
   using A = opmath<T>;
   __shared__ Welford<A> shared[32];
-  const int64_t count = shp.n * shp.s;
+  const int64_t count = shp.n * shp.s, k = blockIdx.y;
+  const int64_t lo = count * k / chunks, hi = count * (k + 1) / chunks;
   for (int64_t c = blockIdx.x; c < shp.c; c += gridDim.x) {
     Welford<A> acc = welford_empty<A>();
-    for (int64_t k = threadIdx.x; k < count; k += blockDim.x) {
-      const int64_t n = k / shp.s, i = k % shp.s;
-      acc = welford_add(acc, static_cast<A>(x[(n * shp.c + c) * shp.s + i]));
-    }
+    for (int64_t e = lo + threadIdx.x; e < hi; e += blockDim.x) acc = welford_add(acc, static_cast<A>(x[bn_offset(shp, c, e)]));
     acc = block_allreduce(acc, welford_empty<A>(), shared,
                           [](Welford<A> a, Welford<A> b) { return welford_combine(a, b); });
-    if (threadIdx.x == 0) {
-      const A var = welford_var(acc);
-      save_mean[c] = acc.mean;
-      save_invstd[c] = A(1) / sqrt(var + eps);
-      var_out[c] = var;
-      const double unbias = count > 1 ? double(count) / double(count - 1) : double(INFINITY);
-      if (running_mean)
-        running_mean[c * rm_stride] =
-            R((1 - momentum) * widen(running_mean[c * rm_stride]) + momentum * double(acc.mean));
-      if (running_var)
-        running_var[c * rv_stride] = R((1 - momentum) * widen(running_var[c * rv_stride]) +
-                                       momentum * double(var) * unbias);
-    }
+    if (threadIdx.x == 0) parts[c * chunks + k] = acc;
+  }
+}
+
+// A thread per channel: its ranges combined in order, the saved mean/invstd,
+// and the running statistics updated in place in double (the CPU kernel's
+// rule: momentum blend, variance unbiased by count/(count-1)).
+template <class A, class R>
+__global__ void batch_norm_finish_stats_kernel(const Welford<A>* parts, int64_t chunks, int64_t C, A eps,
+                                               A* save_mean, A* save_invstd, R* running_mean, int64_t rm_stride,
+                                               R* running_var, int64_t rv_stride, double momentum) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < C; c += int64_t(gridDim.x) * blockDim.x) {
+    Welford<A> acc = welford_empty<A>();
+    for (int64_t k = 0; k < chunks; ++k) acc = welford_combine(acc, parts[c * chunks + k]);
+    const A var = welford_var(acc);
+    save_mean[c] = acc.mean;
+    save_invstd[c] = A(1) / sqrt(var + eps);
+    const int64_t count = acc.count;
+    const double unbias = count > 1 ? double(count) / double(count - 1) : double(INFINITY);
+    if (running_mean)
+      running_mean[c * rm_stride] = R((1 - momentum) * widen(running_mean[c * rm_stride]) + momentum * double(acc.mean));
+    if (running_var)
+      running_var[c * rv_stride] =
+          R((1 - momentum) * widen(running_var[c * rv_stride]) + momentum * double(var) * unbias);
   }
 }
 
@@ -356,17 +376,24 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_batch_norm_cuda(
     using T = decltype(tag);
     using A = opmath<T>;
     if (training) {
-      TensorBase var = make_empty(IntArrayRef{C}, so);
+      // Welford partials (count, mean, m2) of every (channel, range), as raw bytes.
+      const int64_t count = shp.n * shp.s, chunks = bn_chunks(count);
+      TensorBase parts = make_empty(IntArrayRef{C * chunks * int64_t(sizeof(Welford<A>))},
+                                    x.options().with_dtype(ScalarType::Byte));
+      Welford<A>* pp = static_cast<Welford<A>*>(parts.data_ptr());
+      const dim3 grid(blocks_for(C, 1), unsigned(chunks));
+      batch_norm_partial_stats_kernel<T><<<grid, row_block_threads(count / chunks), 0, st>>>(
+          static_cast<const T*>(x.data_ptr()), shp, chunks, pp);
+      TL_CUDA_KERNEL_LAUNCH_CHECK("native_batch_norm");
       // The running statistics are updated in their own dtype and strides
       // (they are the module's buffers, written in place).
       auto launch = [&](auto rtag) {
         using R = decltype(rtag);
-        batch_norm_stats_kernel<T, R><<<blocks_for(C, 1), row_block_threads(shp.n * shp.s), 0, st>>>(
-            static_cast<const T*>(x.data_ptr()), shp, static_cast<A>(eps), static_cast<A*>(save_mean.data_ptr()),
-            static_cast<A*>(save_invstd.data_ptr()), static_cast<A*>(var.data_ptr()),
-            rm.defined() ? static_cast<R*>(rm.data_ptr()) : nullptr, rm.defined() && rm.dim() ? rm.strides()[0] : 1,
-            rv.defined() ? static_cast<R*>(rv.data_ptr()) : nullptr, rv.defined() && rv.dim() ? rv.strides()[0] : 1,
-            momentum);
+        batch_norm_finish_stats_kernel<A, R><<<blocks_for(C, 128), 128, 0, st>>>(
+            pp, chunks, C, static_cast<A>(eps), static_cast<A*>(save_mean.data_ptr()),
+            static_cast<A*>(save_invstd.data_ptr()), rm.defined() ? static_cast<R*>(rm.data_ptr()) : nullptr,
+            rm.defined() && rm.dim() ? rm.strides()[0] : 1, rv.defined() ? static_cast<R*>(rv.data_ptr()) : nullptr,
+            rv.defined() && rv.dim() ? rv.strides()[0] : 1, momentum);
       };
       TL_CHECK(!rm.defined() || !rv.defined() || rm.scalar_type() == rv.scalar_type(),
                "native_batch_norm: running_mean and running_var must have the same dtype");
@@ -393,27 +420,40 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_batch_norm_cuda(
   return {out, save_mean, save_invstd};
 }
 
-// Per channel: sum(g) and sum(g * (x - mean)), one block per channel.
+// Per channel: sum(g) and sum(g * (x - mean)), over the same fixed ranges as
+// the forward statistics, then the ranges added in order.
 template <class T>
-__global__ void batch_norm_backward_reduce_kernel(const T* g, const T* x, BnShape shp, const opmath<T>* mean,
-                                                  opmath<T>* sum_g, opmath<T>* sum_gx) {
+__global__ void batch_norm_backward_partials_kernel(const T* g, const T* x, BnShape shp, const opmath<T>* mean,
+                                                    int64_t chunks, Pair<opmath<T>>* parts) {
   using A = opmath<T>;
   __shared__ Pair<A> shared[32];
-  const int64_t count = shp.n * shp.s;
+  const int64_t count = shp.n * shp.s, k = blockIdx.y;
+  const int64_t lo = count * k / chunks, hi = count * (k + 1) / chunks;
   for (int64_t c = blockIdx.x; c < shp.c; c += gridDim.x) {
     const A mu = mean[c];
     Pair<A> s{A(0), A(0)};
-    for (int64_t k = threadIdx.x; k < count; k += blockDim.x) {
-      const int64_t off = ((k / shp.s) * shp.c + c) * shp.s + k % shp.s;
+    for (int64_t e = lo + threadIdx.x; e < hi; e += blockDim.x) {
+      const int64_t off = bn_offset(shp, c, e);
       const A gv = static_cast<A>(g[off]);
       s.a += gv;
       s.b += gv * (static_cast<A>(x[off]) - mu);
     }
     s = block_allreduce(s, Pair<A>{A(0), A(0)}, shared, PairSumOp());
-    if (threadIdx.x == 0) {
-      sum_g[c] = s.a;
-      sum_gx[c] = s.b;
+    if (threadIdx.x == 0) parts[c * chunks + k] = s;
+  }
+}
+
+template <class A>
+__global__ void batch_norm_backward_finish_kernel(const Pair<A>* parts, int64_t chunks, int64_t C, A* sum_g,
+                                                  A* sum_gx) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < C; c += int64_t(gridDim.x) * blockDim.x) {
+    A a = 0, b = 0;
+    for (int64_t k = 0; k < chunks; ++k) {
+      a += parts[c * chunks + k].a;
+      b += parts[c * chunks + k].b;
     }
+    sum_g[c] = a;
+    sum_gx[c] = b;
   }
 }
 
@@ -492,10 +532,19 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_batch_norm_backward_cuda(
     }
     const T* gp = static_cast<const T*>(g.data_ptr());
     const T* xp = static_cast<const T*>(x.data_ptr());
-    batch_norm_backward_reduce_kernel<T><<<blocks_for(C, 1), row_block_threads(shp.n * shp.s), 0, st>>>(
-        gp, xp, shp, static_cast<const A*>(mean.data_ptr()), static_cast<A*>(sum_g.data_ptr()),
-        static_cast<A*>(sum_gx.data_ptr()));
-    TL_CUDA_KERNEL_LAUNCH_CHECK("native_batch_norm_backward");
+    {
+      const int64_t count = shp.n * shp.s, chunks = bn_chunks(count);
+      TensorBase parts = make_empty(IntArrayRef{C * chunks * int64_t(sizeof(Pair<A>))},
+                                    x.options().with_dtype(ScalarType::Byte));
+      Pair<A>* pp = static_cast<Pair<A>*>(parts.data_ptr());
+      const dim3 grid(blocks_for(C, 1), unsigned(chunks));
+      batch_norm_backward_partials_kernel<T><<<grid, row_block_threads(count / chunks), 0, st>>>(
+          gp, xp, shp, static_cast<const A*>(mean.data_ptr()), chunks, pp);
+      TL_CUDA_KERNEL_LAUNCH_CHECK("native_batch_norm_backward");
+      batch_norm_backward_finish_kernel<A><<<blocks_for(C, 128), 128, 0, st>>>(
+          pp, chunks, C, static_cast<A*>(sum_g.data_ptr()), static_cast<A*>(sum_gx.data_ptr()));
+      TL_CUDA_KERNEL_LAUNCH_CHECK("native_batch_norm_backward");
+    }
     if (mask[0] && x.numel() > 0) {
       batch_norm_backward_input_kernel<T><<<blocks_for(x.numel(), 256), 256, 0, st>>>(
           gp, xp, static_cast<T*>(dx.data_ptr()), shp, static_cast<const A*>(mean.data_ptr()),
