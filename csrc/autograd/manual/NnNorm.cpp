@@ -7,6 +7,9 @@
 #include "aten/native/NnNorm.h"
 #include <cmath>
 #include <limits>
+#include <optional>
+#include "ops/_native_batch_norm_backward.h"
+#include "ops/_native_layer_norm_backward.h"
 #include "ops/_softmax_backward_data.h"
 #include "ops/bmm.h"
 #include "ops/exp.h"
@@ -67,8 +70,8 @@ at::TensorBase take_part(int which, const at::TensorBase& grad, const at::Tensor
   return all[which];
 }
 
-void check_cpu(const at::TensorBase& t, const char* op) {
-  TL_CHECK(t.is_cpu(), op, ": backward is implemented for CPU tensors only, got a tensor on ", t.device());
+std::optional<at::TensorBase> opt_tensor(const at::TensorBase& t) {
+  return t.defined() ? std::optional<at::TensorBase>(t) : std::nullopt;
 }
 
 }  // namespace
@@ -77,8 +80,10 @@ at::TensorBase layer_norm_backward_part(int which, const at::TensorBase& grad, c
                                         at::IntArrayRef normalized_shape, const at::TensorBase& mean,
                                         const at::TensorBase& rstd, const at::TensorBase& weight, bool need_input,
                                         bool need_weight, bool need_bias) {
-  check_cpu(input, "native_layer_norm");
   return take_part(which, grad, input, {need_input, need_weight, need_bias}, [&](std::array<bool, 3> mask) {
+    if (!input.is_cpu())  // another device's kernel, through the dispatcher
+      return at::_ops::_native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, opt_tensor(weight),
+                                                   std::nullopt, mask[0], mask[1], mask[2]);
     return at::native::layer_norm_backward_cpu(grad, input, normalized_shape, mean, rstd, weight, mask);
   });
 }
@@ -88,8 +93,11 @@ at::TensorBase batch_norm_backward_part(int which, const at::TensorBase& grad, c
                                         const at::TensorBase& running_var, const at::TensorBase& save_mean,
                                         const at::TensorBase& save_invstd, bool training, double eps,
                                         bool need_input, bool need_weight, bool need_bias) {
-  check_cpu(input, "native_batch_norm");
   return take_part(which, grad, input, {need_input, need_weight, need_bias}, [&](std::array<bool, 3> mask) {
+    if (!input.is_cpu())
+      return at::_ops::_native_batch_norm_backward(grad, input, opt_tensor(weight), opt_tensor(running_mean),
+                                                   opt_tensor(running_var), opt_tensor(save_mean),
+                                                   opt_tensor(save_invstd), training, eps, mask[0], mask[1], mask[2]);
     return at::native::batch_norm_backward_cpu(grad, input, weight, running_mean, running_var, save_mean,
                                                save_invstd, training, eps, mask);
   });
