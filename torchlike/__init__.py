@@ -35,6 +35,7 @@ from torchlike._tensor import Tensor, Size  # noqa: E402,F401
 from torchlike import _cuda_lib  # noqa: E402
 _cuda_lib.load()  # the CUDA backend, in a build that has one (registers kernels before any op runs)
 from torchlike import version  # noqa: E402,F401  (after the CUDA library: version.cuda asks it)
+from torchlike import _cuda_blas  # noqa: E402,F401  tells the CUDA backend where NVIDIA's cuBLAS wheel is
 
 # Every generated operator function: torchlike.add, torchlike.exp, ...
 for _name in dir(_C._VariableFunctions):
