@@ -12,7 +12,9 @@
 // float16/bfloat16 run the GEMMs in their own type with float accumulation;
 // the weight gradient sums its chunks in a float buffer. float32 uses TF32
 // when backends.cudnn.allow_tf32 is set (PyTorch's default for
-// convolutions). Every kernel here is deterministic.
+// convolutions). Every kernel here is deterministic. Where NVIDIA's cuDNN is
+// installed and backends.cudnn.enabled, the three operations go to it first
+// (CudnnConv.h) and these kernels serve what it declines.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "aten/native/Copy.h"
 #include "aten/native/CudaConvIndex.h"
 #include "aten/native/cuda/CudaGemm.h"
+#include "aten/native/cuda/CudnnConv.h"
 #include "c10/GlobalContext.h"
 #include "c10/Library.h"
 #include "c10/cuda/CUDAContext.h"
@@ -257,10 +260,22 @@ TensorBase convolution_cuda(const TensorBase& input, const TensorBase& weight, c
   TensorBase b = has_bias ? contiguous_cuda(*bias) : TensorBase();
   IntArrayRef k = weight.sizes().slice(2);
   const ScalarType t = input.scalar_type();
+  // cuDNN when it is installed and enabled; its own kernels otherwise.
+  const bool by_cudnn =
+      cudnn_conv::available() &&
+      (transposed ? cudnn_conv::transpose_forward(x, w, result, stride, padding, dilation, groups)
+                  : cudnn_conv::forward(x, w, result, stride, padding, dilation, groups));
   dispatch_float(t, "convolution", [&](auto tag) {
     using T = decltype(tag);
     const T* bp = has_bias ? b.data_ptr<T>() : nullptr;
-    if (!transposed) {
+    if (by_cudnn) {
+      if (bp) {
+        const int64_t L = result.numel() / (out_sizes[0] * out_sizes[1]);
+        add_bias_kernel<T><<<blocks_for(result.numel()), kThreads, 0, c10::cuda::getCurrentCUDAStream()>>>(
+            result.data_ptr<T>(), bp, out_sizes[0], out_sizes[1], L);
+        TL_CUDA_KERNEL_LAUNCH_CHECK("convolution (bias)");
+      }
+    } else if (!transposed) {
       Geometry g = geometry(x.sizes()[0], x.sizes().slice(2), IntArrayRef(out_sizes).slice(2), k, stride, padding,
                             dilation, x.sizes()[1], out_sizes[1], groups);
       conv_forward<T>(x, w, bp, result, g, t);
@@ -289,6 +304,8 @@ TensorBase convolution_weight_grad_cuda(const TensorBase& grad_output, const Ten
                                   c10::cuda::getCurrentCUDAStream()));
     return result;
   }
+  if (cudnn_conv::available() && cudnn_conv::weight_grad(dy, x, result, stride, padding, dilation, groups))
+    return result;
   Geometry g = geometry(x.sizes()[0], x.sizes().slice(2), dy.sizes().slice(2), weight_size.slice(2), stride, padding,
                         dilation, x.sizes()[1], weight_size[0], groups);
   dispatch_float(t, "_convolution_weight_grad", [&](auto tag) {
