@@ -23,16 +23,17 @@ using cuda_blas::Matrices;
 
 constexpr int kSoftmaxThreads = 256;
 
-// Block-wide reduction of one value per thread; `op` is max or plus.
+// Block-wide reduction of one value per thread; `op` is max or plus and
+// `identity` its neutral value (what lanes past the last warp contribute).
 template <class A, class Op>
-__device__ A block_reduce(A v, A* shared, Op op) {
+__device__ A block_reduce(A v, A* shared, Op op, A identity) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int off = 16; off > 0; off /= 2) v = op(v, __shfl_down_sync(0xffffffffu, v, off));
   if (lane == 0) shared[warp] = v;
   __syncthreads();
   const int warps = (blockDim.x + 31) / 32;
   if (warp == 0) {
-    v = lane < warps ? shared[lane] : shared[0];
+    v = lane < warps ? shared[lane] : identity;
     for (int off = 16; off > 0; off /= 2) v = op(v, __shfl_down_sync(0xffffffffu, v, off));
     if (lane == 0) shared[0] = v;
   }
@@ -61,13 +62,13 @@ __global__ void masked_softmax_kernel(const A* scores, T* probs, int64_t L, int6
   };
   A mx = ninf;
   for (int64_t j = threadIdx.x; j < S; j += blockDim.x) mx = max(mx, value(j));
-  mx = block_reduce(mx, shared, [](A a, A b) { return max(a, b); });
+  mx = block_reduce(mx, shared, [](A a, A b) { return max(a, b); }, ninf);
   A sum = 0;
   for (int64_t j = threadIdx.x; j < S; j += blockDim.x) {
     const A v = value(j);
     sum += v == ninf ? A(0) : exp(v - mx);
   }
-  sum = block_reduce(sum, shared, [](A a, A b) { return a + b; });
+  sum = block_reduce(sum, shared, [](A a, A b) { return a + b; }, A(0));
   // All keys masked: 0/0, NaN, as the softmax of an all -inf row.
   const A inv = sum == A(0) ? A(NAN) : A(1) / sum;
   for (int64_t j = threadIdx.x; j < S; j += blockDim.x) {
