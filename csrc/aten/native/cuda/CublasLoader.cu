@@ -118,6 +118,7 @@ namespace {
 struct ThreadHandles {
   std::unordered_map<int, Handle> by_device;
   ~ThreadHandles() {
+    if (by_device.empty()) return;  // never load cuBLAS just to tear down
     const Api* a = nullptr;
     try {
       a = &api();
