@@ -85,7 +85,20 @@ TensorBase as_batch(const TensorBase& t) {
 void gemm(ScalarType in, ScalarType out, int64_t batch, const Matrices& a, const Matrices& b, const Matrices& c,
           double alpha, double beta, Fp32Math math) {
   const int64_t m = c.rows, n = c.cols, k = a.cols;
+  if (batch == 0 || m == 0 || n == 0) return;
   TL_CHECK(c.col_stride == 1 || n == 1, "cuBLAS GEMM: the output must have unit column stride");
+  if (k == 0) {
+    // An empty sum: beta * c, or zeros (operands with no columns have no
+    // BLAS layout to describe, so cuBLAS is not called).
+    cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+    TL_DISPATCH_FLOATING_TYPES(out, "gemm", [&] {
+      const int threads = 256;
+      scale_rows_kernel<scalar_t><<<grid_for(batch * m * n, threads), threads, 0, stream>>>(
+          (scalar_t*)c.data, batch, m, n, c.row_stride, c.batch_stride, (float)beta, beta == 0);
+    });
+    TL_CUDA_KERNEL_LAUNCH_CHECK("gemm");
+    return;
+  }
   blas_plan::GemmCall call =
       blas_plan::plan(m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride, c.row_stride);
   TL_CHECK(call.fits, "matrix dimensions exceed what cuBLAS can index: ", m, "x", k, " and ", k, "x", n);

@@ -126,6 +126,14 @@ void conv_forward(const TensorBase& x, const TensorBase& wt, const T* bias, cons
   const int64_t rows = g.Cin * w.k_numel(), Lin = w.in_numel();
   const bool direct = is_pointwise(w);
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+  if (K == 0) {  // no input channels: every output is the bias (or 0)
+    TL_CUDA_CHECK(cudaMemsetAsync(y.data_ptr(), 0, y.numel() * y.itemsize(), stream));
+    if (bias) {
+      add_bias_kernel<T><<<blocks_for(g.N * g.Cout * L), kThreads, 0, stream>>>(y.data_ptr<T>(), bias, g.N, g.Cout, L);
+      TL_CUDA_KERNEL_LAUNCH_CHECK("convolution (bias)");
+    }
+    return;
+  }
   const int64_t nb = conv_index::images_per_chunk(g.N, rows, L, sizeof(T), kColumnBudgetBytes);
   TensorBase cols;
   if (!direct) {
@@ -175,7 +183,9 @@ void conv_transpose_forward(const TensorBase& x, const TensorBase& wt, const T* 
   T* cp = cols.data_ptr<T>();
   for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
     const int64_t cnt = std::min(nb, g.N - n0);
-    for (int64_t gi = 0; gi < g.G; ++gi) {
+    if (cin_g == 0)  // no input channels: the columns are all zero
+      TL_CUDA_CHECK(cudaMemsetAsync(cp, 0, cnt * rows * Lsmall * sizeof(T), stream));
+    for (int64_t gi = 0; gi < g.G && cin_g > 0; ++gi) {
       // W[g] is (cin_g, cout_g*kvol) row-major; its transpose is read in place.
       Matrices a{(void*)(wt.data_ptr<T>() + gi * cin_g * M), M, cin_g, 1, M, 0};
       Matrices b{(void*)(xp + (n0 * g.Cin + gi * cin_g) * Lsmall), cin_g, Lsmall, Lsmall, 1, g.Cin * Lsmall};
