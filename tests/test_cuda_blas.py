@@ -36,26 +36,26 @@ def _rand(*shape, dtype=torchlike.float32):
 def test_mm_layouts(dtype):
     a, b = _rand(33, 17, dtype=dtype), _rand(17, 29, dtype=dtype)
     for x, y in [(a, b), (a.t().contiguous().t(), b), (a, b.t().contiguous().t()), (a[:, :16], b[:16])]:
-        _close(torchlike.mm(x.cuda(), y.cuda()), torchlike.mm(x.float(), y.float()).to(dtype), dtype)
+        _close(torchlike.mm(x.cuda(), y.cuda()), torchlike.mm(x.double(), y.double()).to(dtype), dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_addmm_bmm_baddbmm_matmul_linear(dtype):
     bias, a, b = _rand(29, dtype=dtype), _rand(8, 17, dtype=dtype), _rand(17, 29, dtype=dtype)
-    want = torchlike.addmm(bias.float(), a.float(), b.float(), beta=0.5, alpha=2.0).to(dtype)
+    want = torchlike.addmm(bias.double(), a.double(), b.double(), beta=0.5, alpha=2.0).to(dtype)
     _close(torchlike.addmm(bias.cuda(), a.cuda(), b.cuda(), beta=0.5, alpha=2.0), want, dtype)
     x, y = _rand(4, 6, 5, dtype=dtype), _rand(4, 5, 7, dtype=dtype)
-    _close(torchlike.bmm(x.cuda(), y.cuda()), torchlike.bmm(x.float(), y.float()).to(dtype), dtype)
+    _close(torchlike.bmm(x.cuda(), y.cuda()), torchlike.bmm(x.double(), y.double()).to(dtype), dtype)
     c = _rand(4, 6, 7, dtype=dtype)
     _close(torchlike.baddbmm(c.cuda(), x.cuda(), y.cuda(), alpha=0.5),
-           torchlike.baddbmm(c.float(), x.float(), y.float(), alpha=0.5).to(dtype), dtype)
-    _close(torchlike.matmul(x.cuda(), y[0].cuda()), torchlike.matmul(x.float(), y[0].float()).to(dtype), dtype)
+           torchlike.baddbmm(c.double(), x.double(), y.double(), alpha=0.5).to(dtype), dtype)
+    _close(torchlike.matmul(x.cuda(), y[0].cuda()), torchlike.matmul(x.double(), y[0].double()).to(dtype), dtype)
     w = _rand(7, 5, dtype=dtype)
-    _close(F.linear(x.cuda(), w.cuda(), y[0, 0].cuda()), F.linear(x.float(), w.float(), y[0, 0].float()).to(dtype),
+    _close(F.linear(x.cuda(), w.cuda(), y[0, 0].cuda()), F.linear(x.double(), w.double(), y[0, 0].double()).to(dtype),
            dtype)
     v = _rand(5, dtype=dtype)
-    _close(torchlike.mv(x[0].cuda(), v.cuda()), torchlike.mv(x[0].float(), v.float()).to(dtype), dtype)
-    _close(torchlike.dot(v.cuda(), v.cuda()), torchlike.dot(v.float(), v.float()).to(dtype), dtype)
+    _close(torchlike.mv(x[0].cuda(), v.cuda()), torchlike.mv(x[0].double(), v.double()).to(dtype), dtype)
+    _close(torchlike.dot(v.cuda(), v.cuda()), torchlike.dot(v.double(), v.double()).to(dtype), dtype)
 
 
 def test_empty_inner_dimension_and_beta_zero_ignores_nan():
@@ -109,7 +109,7 @@ def test_conv2d_forward_and_backward(dtype, kw):
     xc = [t.to(dtype).cuda().requires_grad_() for t in (x, w, bias)]
     y = F.conv2d(*xc, **kw)
     _close(y, F.conv2d(x, w, bias, **kw).to(dtype), dtype)
-    y.float().pow(2).sum().backward()
+    y.double().pow(2).sum().backward()
     tol = 10 * TOL[dtype]
     for got, ref in zip(xc, xs):
         torchlike.testing.assert_close(got.grad.cpu().double(), ref.grad, rtol=tol, atol=tol)
@@ -137,8 +137,8 @@ def test_sdpa_math_path(dtype, mask_kind):
         mask = _rand(5, 7, dtype=dtype)
     elif mask_kind == "causal":
         causal = True
-    want = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
-                                          attn_mask=None if mask is None else (mask if mask.dtype == torchlike.bool else mask.float()),
+    want = F.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                          attn_mask=None if mask is None else (mask if mask.dtype == torchlike.bool else mask.double()),
                                           is_causal=causal).to(dtype)
     got = F.scaled_dot_product_attention(q.cuda(), k.cuda(), v.cuda(),
                                          attn_mask=None if mask is None else mask.cuda(), is_causal=causal)
