@@ -174,3 +174,28 @@ def test_autocast_cuda_runs_matmul_in_float16():
         y = a @ b
     assert y.dtype == torchlike.float16
     torchlike.testing.assert_close(y.float().cpu(), (a.cpu() @ b.cpu()), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("cudnn", ["0", "1"])
+def test_conv_with_and_without_cudnn(monkeypatch, cudnn):
+    # TORCHLIKE_CUDNN=0 forces the im2col + cuBLAS path; 1 takes cuDNN where installed.
+    monkeypatch.setenv("TORCHLIKE_CUDNN", cudnn)
+    x, w = torchlike.randn(2, 4, 9, 9, dtype=torchlike.float64), torchlike.randn(6, 2, 3, 3, dtype=torchlike.float64)
+    torchlike.testing.assert_close(F.conv2d(x.cuda(), w.cuda(), stride=2, padding=1, groups=2).cpu(),
+                                   F.conv2d(x, w, stride=2, padding=1, groups=2))
+    xt = x.cuda().requires_grad_()
+    F.conv2d(xt, w.cuda(), groups=2).sum().backward()
+    xr = x.clone().requires_grad_()
+    F.conv2d(xr, w, groups=2).sum().backward()
+    torchlike.testing.assert_close(xt.grad.cpu(), xr.grad)
+    import torchlike.backends.cudnn as cudnn_mod
+    with cudnn_mod.flags(enabled=True, benchmark=True, deterministic=True):
+        torchlike.testing.assert_close(F.conv1d(x[:, :, 0].cuda(), w[:, :, 0].cuda(), groups=2).cpu(),
+                                       F.conv1d(x[:, :, 0], w[:, :, 0], groups=2))
+
+
+def test_cudnn_version_when_installed():
+    import torchlike.backends.cudnn as cudnn_mod
+    v = cudnn_mod.version()
+    assert v is None or v >= 90000  # cuDNN 9
+    assert cudnn_mod.is_available() == (v is not None)

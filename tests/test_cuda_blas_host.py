@@ -238,3 +238,10 @@ def test_python_hands_its_path_to_the_search():
     for d in sys.path:
         if d and os.pathsep not in d:
             assert os.path.abspath(d) in dirs
+
+
+def test_cudnn_without_a_gpu_reports_none():
+    import torchlike.backends.cudnn as cudnn
+    if not torchlike.cuda.is_available():
+        assert cudnn.is_available() is False and cudnn.version() is None
+    assert isinstance(cudnn.is_available(), bool)

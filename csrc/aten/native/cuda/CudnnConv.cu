@@ -53,6 +53,7 @@ struct AlgoPerf {
 constexpr int kMaxAlgos = 16;
 
 struct Api {
+  size_t (*get_version)();
   Status (*create)(Handle*);
   Status (*set_stream)(Handle, cudaStream_t);
   Status (*create_tensor)(TensorDesc*);
@@ -124,7 +125,7 @@ const Api* load() {
         dlopen(nvlib::join_path(dir, sub).c_str(), RTLD_NOW | RTLD_GLOBAL);  // optional: failures are fine
     }
     auto a = std::make_unique<Api>();
-    bool ok = resolve(lib, "cudnnCreate", a->create) && resolve(lib, "cudnnSetStream", a->set_stream) &&
+    bool ok = resolve(lib, "cudnnGetVersion", a->get_version) && resolve(lib, "cudnnCreate", a->create) && resolve(lib, "cudnnSetStream", a->set_stream) &&
               resolve(lib, "cudnnCreateTensorDescriptor", a->create_tensor) &&
               resolve(lib, "cudnnDestroyTensorDescriptor", a->destroy_tensor) &&
               resolve(lib, "cudnnSetTensorNdDescriptor", a->set_tensor_nd) &&
@@ -397,3 +398,14 @@ bool weight_grad(const TensorBase& dy, const TensorBase& x, const TensorBase& dw
 }
 
 }  // namespace at::native::cudnn_conv
+
+// cuDNN's version (e.g. 92700), loading it if needed, or 0 when it cannot be
+// loaded; torchlike.backends.cudnn.version() / is_available() call it.
+extern "C" long long tl_cuda_cudnn_version() {
+  try {
+    const at::native::cudnn_conv::Api* a = at::native::cudnn_conv::load();
+    return a ? (long long)a->get_version() : 0;
+  } catch (...) {
+    return 0;
+  }
+}
