@@ -90,11 +90,8 @@ timeout 240 $PY -m pytest -q $XDIST tests -k cuda -p no:cacheprovider 2>&1 | tee
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 if [ "${GPU_CHECK_SKIP_SUITE:-0}" != 1 ]; then
-  # The op-sample registry runs every op on CUDA too where it knows how
-  # (a registry that reads TORCHLIKE_TEST_DEVICE); the whole suite otherwise.
-  if grep -rqs TORCHLIKE_TEST_DEVICE tests/conftest.py tests/opinfo; then
-    export TORCHLIKE_TEST_DEVICE=cuda
-  fi
+  # With a GPU, tests/test_ops_device.py runs every registry op on CUDA
+  # against the CPU, and the e2e tests compare CUDA loss curves with the CPU's.
   stamp "whole suite"
   timeout 300 $PY -m pytest -q $XDIST tests -p no:cacheprovider 2>&1 | tee "$LOG/tests_all.log" | tail -25
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
