@@ -36,6 +36,7 @@ from torchlike import _cuda_lib  # noqa: E402
 _cuda_lib.load()  # the CUDA backend, in a build that has one (registers kernels before any op runs)
 from torchlike import version  # noqa: E402,F401  (after the CUDA library: version.cuda asks it)
 from torchlike._op_namespace import ops  # noqa: E402,F401  (torchlike.ops.<ns>.<name>.<overload>)
+from torchlike import _cuda_blas  # noqa: E402,F401  tells the CUDA backend where NVIDIA's cuBLAS wheel is
 
 # Every generated operator function: torchlike.add, torchlike.exp, ...
 for _name in dir(_C._VariableFunctions):

@@ -32,6 +32,7 @@ void tl_init_tensor_c_api(PyObject* module);
 void tl_init_cuda_index_math_testing(PyObject* module);
 void tl_init_cuda_reduce_testing(PyObject* module);
 void tl_init_cuda_nn_testing(PyObject* module);
+void tl_init_cuda_blas_testing(PyObject* module);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -234,6 +235,7 @@ static PyObject* init_module() {
   tl_init_cuda_index_math_testing(m);
   tl_init_cuda_reduce_testing(m);
   tl_init_cuda_nn_testing(m);
+  tl_init_cuda_blas_testing(m);
   tl_init_tensor_new_types();
   tl_init_autograd_types(m);
 

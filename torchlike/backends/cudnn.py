@@ -3,8 +3,9 @@
 The flags are plain module attributes with PyTorch's defaults (enabled=True,
 benchmark=False, deterministic=False, allow_tf32=True), so scripts that set
 `torchlike.backends.cudnn.benchmark = True` run unchanged; CUDA kernels read
-them when the CUDA backend exists. This build has no cuDNN: is_available()
-is False and version() is None, as in a CPU-only PyTorch.
+them when the CUDA backend exists. is_available() and version() load NVIDIA's
+cuDNN through the CUDA backend; without a GPU or cuDNN they give False and
+None, as a CPU-only PyTorch.
 """
 import contextlib
 import sys
@@ -39,14 +40,29 @@ class _CudnnModule(types.ModuleType):
 sys.modules[__name__].__class__ = _CudnnModule
 
 
+def _loaded_version():
+    # The CUDA backend loads NVIDIA's cuDNN (pip install nvidia-cudnn-cu13) on
+    # demand; 0 when there is no backend, no GPU or no cuDNN.
+    from torchlike import _cuda_lib
+    import torchlike
+    lib = _cuda_lib.load()
+    fn = getattr(lib, "tl_cuda_cudnn_version", None) if lib is not None else None
+    if fn is None or not torchlike.cuda.is_available():
+        return 0
+    import ctypes
+    fn.restype = ctypes.c_longlong
+    fn.argtypes = []
+    return int(fn())
+
+
 def is_available():
-    """True when cuDNN can be used: never in a build without the CUDA backend."""
-    return False
+    """True when cuDNN can be used: a CUDA device and NVIDIA's cuDNN 9 wheel (or system library)."""
+    return _loaded_version() > 0
 
 
 def version():
     """cuDNN's version as an int, or None when it cannot be loaded."""
-    return None
+    return _loaded_version() or None
 
 
 def is_acceptable(tensor):
