@@ -17,8 +17,12 @@ import torchlike as tl
 from torchlike.utils import cpp_extension as ce
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-pytestmark = pytest.mark.skipif(shutil.which(ce.get_cxx_compiler()) is None or not ce.is_ninja_available(),
-                                reason="needs a C++ compiler and ninja")
+try:
+    import pybind11  # noqa: F401
+except ImportError:
+    pybind11 = None
+pytestmark = pytest.mark.skipif(shutil.which(ce.get_cxx_compiler()) is None or not ce.is_ninja_available()
+                                or pybind11 is None, reason="needs a C++ compiler, ninja and pybind11")
 
 
 @pytest.fixture(scope="module")
