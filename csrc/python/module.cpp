@@ -27,6 +27,7 @@ void tl_init_devices(PyObject* module);
 void tl_init_device_testing(PyObject* module);
 void tl_init_caching_allocator_testing(PyObject* module);
 void tl_init_cuda_index_math_testing(PyObject* module);
+void tl_init_cuda_bindings(PyObject* module);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -207,6 +208,7 @@ static PyObject* init_module() {
   tl_init_device_testing(m);
   tl_init_caching_allocator_testing(m);
   tl_init_cuda_index_math_testing(m);
+  tl_init_cuda_bindings(m);
   tl_init_tensor_new_types();
   tl_init_autograd_types(m);
 

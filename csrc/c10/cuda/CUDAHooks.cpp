@@ -37,6 +37,11 @@ bool CUDAHooksInterface::isPinned(const void*) const { return false; }
 std::vector<std::pair<std::string, int64_t>> CUDAHooksInterface::hostMemoryStats() const { return {}; }
 void CUDAHooksInterface::resetPeakHostMemoryStats() const {}
 void CUDAHooksInterface::resetAccumulatedHostMemoryStats() const {}
+Stream CUDAHooksInterface::streamFromPool(bool, DeviceIndex) const { raiseCUDANotBuilt("Stream"); }
+Stream CUDAHooksInterface::externalStream(uintptr_t, DeviceIndex) const { raiseCUDANotBuilt("ExternalStream"); }
+uintptr_t CUDAHooksInterface::streamHandle(const Stream&) const { raiseCUDANotBuilt("cuda_stream"); }
+int CUDAHooksInterface::streamPriority(const Stream&) const { raiseCUDANotBuilt("Stream.priority"); }
+std::pair<int, int> CUDAHooksInterface::streamPriorityRange() const { raiseCUDANotBuilt("Stream.priority_range"); }
 void CUDAHooksInterface::setSyncDebugMode(int) const { raiseCUDANotBuilt("set_sync_debug_mode"); }
 
 namespace {
