@@ -180,7 +180,26 @@ PyObject* t_record_stream(PyObject*, PyObject* args) {
   TL_PY_END
 }
 
+// _cuda_memory_stats(device_index) -> dict (empty before the device's first allocation)
+PyObject* t_memory_stats(PyObject*, PyObject* arg) {
+  TL_PY_BEGIN
+  long index = PyLong_AsLong(arg);
+  if (index == -1 && PyErr_Occurred()) return nullptr;
+  return stats_dict(c10::cuda::getCUDAHooks().memoryStats((c10::DeviceIndex)index));
+  TL_PY_END
+}
+
+// _cuda_empty_cache(): every device's unused cached blocks go back to the driver.
+PyObject* t_empty_cache(PyObject*, PyObject*) {
+  TL_PY_BEGIN
+  c10::cuda::getCUDAHooks().emptyCache();
+  Py_RETURN_NONE;
+  TL_PY_END
+}
+
 PyMethodDef g_methods[] = {
+    {"_cuda_memory_stats", t_memory_stats, METH_O, nullptr},
+    {"_cuda_empty_cache", t_empty_cache, METH_NOARGS, nullptr},
     {"_cuda_backend_status", t_status, METH_NOARGS, nullptr},
     {"_cuda_is_pinned", t_is_pinned, METH_O, nullptr},
     {"_cuda_pin_memory", t_pin_memory, METH_O, nullptr},
