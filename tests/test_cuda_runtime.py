@@ -93,9 +93,9 @@ def test_device_queries_raise_runtime_error_without_a_device():
         tl.cuda.current_device()
     with pytest.raises(RuntimeError):
         tl.cuda.synchronize()
-    with pytest.raises(RuntimeError, match="CUDA is not available"):
+    with pytest.raises(RuntimeError, match="'cuda' is not available"):
         _C._cuda_stream_from_pool(False, 0)
-    with pytest.raises(RuntimeError, match="CUDA is not available"):
+    with pytest.raises(RuntimeError, match="'cuda' is not available"):
         _C._cuda_external_stream(0x1000, 0)
     with pytest.raises(RuntimeError):
         tl.Stream(device="cuda")

@@ -23,7 +23,7 @@ void raiseCUDAError(cudaError_t err, const char* what, const char* file, int lin
 }
 
 DeviceIndex currentDevice() {
-  TL_CHECK(runtime::deviceCount() > 0, "CUDA is not available: ", runtime::unavailableReason());
+  TL_CHECK(runtime::deviceCount() > 0, "device type 'cuda' is not available: ", runtime::unavailableReason());
   int d = 0;
   TL_CUDA_CHECK(cudaGetDevice(&d));
   return (DeviceIndex)d;

@@ -75,7 +75,7 @@ std::string unavailableReason() { return census().reason; }
 
 DeviceIndex checkedIndex(DeviceIndex index, const char* what) {
   DeviceIndex n = deviceCount();
-  TL_CHECK(n > 0, what, ": CUDA is not available: ", unavailableReason());
+  TL_CHECK(n > 0, what, ": device type 'cuda' is not available: ", unavailableReason());
   if (index < 0) index = c10::cuda::currentDevice();
   TL_CHECK(index < n, what, ": invalid CUDA device index ", (int)index, " (there ", n == 1 ? "is " : "are ", (int)n,
            " CUDA device", n == 1 ? ")" : "s)");
@@ -224,7 +224,7 @@ class CUDAGuardImpl final : public DeviceGuardImplInterface {
   DeviceType type() const override { return DeviceType::CUDA; }
 
   Device getDevice() const override {
-    TL_CHECK(deviceCount() > 0, "CUDA is not available: ", unavailableReason());
+    TL_CHECK(deviceCount() > 0, "device type 'cuda' is not available: ", unavailableReason());
     int d = 0;
     TL_CUDA_CHECK(cudaGetDevice(&d));
     return Device(DeviceType::CUDA, (DeviceIndex)d);
