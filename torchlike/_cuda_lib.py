@@ -4,7 +4,9 @@ The library exists only in a build made with CUDA (TORCHLIKE_CUDA=1, or
 auto where nvcc and a driver were found). Loading it registers the CUDA
 DeviceGuard, allocator, copy kernels, generator, hooks and every CUDA
 kernel through the same registries a PrivateUse1 backend uses. It is loaded
-with RTLD_GLOBAL once _C is in, and its entry point `tl_cuda_init` (which
+once _C is in, with RTLD_LOCAL: RTLD_GLOBAL would also publish the core's
+c10:: symbols, and a later `import torch` would bind PyTorch's own c10 to
+them and crash. Its entry point `tl_cuda_init` (which
 never throws) connects the runtime; with no driver or no GPU the backend
 stays registered but reports zero devices, so `torchlike.cuda.is_available()`
 is False, quietly.
@@ -35,7 +37,7 @@ def load():
         _state["error"] = "torchlike was built without CUDA"
         return None
     try:
-        lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
     except OSError as e:
         _state["error"] = f"{_LIB_NAME} could not be loaded: {e}"
         return None

@@ -209,14 +209,19 @@ def _new(self, *args, **kwargs):
 
 
 def _is_pinned(self, device=None):
-    return False
+    """True when the tensor's memory is page-locked by the CUDA backend."""
+    return _C._cuda_is_pinned(self)
 
 
 def _pin_memory(self, device=None):
+    """A copy in page-locked host memory (self when already pinned), from the
+    CUDA backend's pinned-memory cache."""
     from torchlike import accelerator
     if not accelerator.is_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
-    raise RuntimeError("pin_memory: pinned host memory needs an accelerator backend")
+    if not _C._device_count("cuda"):
+        raise RuntimeError("pin_memory: pinned host memory needs the CUDA backend, and no CUDA device is available")
+    return _C._cuda_pin_memory(self)
 
 
 def _cuda(self, device=None, non_blocking=False, memory_format=_C.preserve_format):

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <mutex>
 #include <string>
+#include "cuda/CUDAHooks.h"
 
 namespace c10 {
 
@@ -165,7 +166,12 @@ Device currentDevice(DeviceType t) { return getDeviceGuardImpl(t)->getDevice(); 
 Device tensorDeviceSlow(Device d) {
   const DeviceGuardImplInterface* impl = getDeviceGuardImpl(d.type);
   DeviceIndex n = impl->deviceCount();
-  TL_CHECK(n > 0, "device type '", deviceTypeName(d.type), "' has no usable device (device count is 0)");
+  if (n <= 0) {
+    // The CUDA backend knows why (no driver, driver too old, no GPU).
+    std::string why = d.type == DeviceType::CUDA ? cuda::getCUDAHooks().unavailableReason() : std::string();
+    TL_ERROR("device type '", deviceTypeName(d.type), "' is not available: ",
+             why.empty() ? std::string("its device count is 0") : why);
+  }
   if (d.index < 0) {
     Device cur = impl->getDevice();
     TL_CHECK(cur.type == d.type && cur.index >= 0, "the ", deviceTypeName(d.type),

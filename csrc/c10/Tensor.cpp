@@ -1,6 +1,7 @@
 #include "Tensor.h"
 
 #include "DeviceGuard.h"
+#include "../aten/native/Copy.h"
 
 namespace c10 {
 
@@ -64,7 +65,13 @@ TensorBase wrapped_scalar_tensor(const Scalar& s) {
 Scalar item(const TensorBase& t) {
   TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   TL_CHECK(!t.is_meta(), "Tensor.item() cannot be called on meta tensors");
-  TL_CHECK(t.is_cpu(), "item: expected a CPU tensor (copy it with .cpu() first)");
+  if (!t.is_cpu()) {
+    // A device tensor's value comes to the host through the copy registry
+    // (a blocking copy), as Tensor.item() does on CUDA in PyTorch.
+    TensorBase host = make_empty(t.sizes(), TensorOptions(t.scalar_type(), Device(DeviceType::CPU)));
+    at::native::copy_across_devices(host, t, false);
+    return item(host);
+  }
   const void* p = t.data_ptr();
   return TL_DISPATCH_ALL_TYPES(t.scalar_type(), "item", [&]() -> Scalar {
     scalar_t v = *static_cast<const scalar_t*>(p);

@@ -43,7 +43,7 @@ static PyObject* py_current_device(PyObject*, PyObject* type) {
   c10::DeviceType t = arg_device_type(type);
   const c10::DeviceGuardImplInterface* impl = c10::getDeviceGuardImpl(t);
   TL_CHECK(!c10::isIndexedDeviceType(t) || impl->deviceCount() > 0, "device type '", c10::deviceTypeName(t),
-           "' has no usable device (device count is 0)");
+           "' is not available (its device count is 0)");
   return PyLong_FromLong(impl->getDevice().index);
   TL_PY_END
 }

@@ -103,10 +103,13 @@ static c10::DeviceIndex unpack_device_index(PyObject* o, const char* what) {
 }
 
 // PyTorch reads a bare integer device as an index on the current accelerator
-// (CUDA when its backend is registered, else a PrivateUse1 backend).
+// (CUDA when its backend is registered and sees a device, else a PrivateUse1
+// backend). A CUDA build on a machine without a GPU has no accelerator.
 static c10::Device accelerator_device(c10::DeviceIndex index) {
-  for (c10::DeviceType t : {c10::DeviceType::CUDA, c10::DeviceType::PrivateUse1})
-    if (c10::deviceGuardImplOrNull(t)) return c10::Device(t, index);
+  for (c10::DeviceType t : {c10::DeviceType::CUDA, c10::DeviceType::PrivateUse1}) {
+    const c10::DeviceGuardImplInterface* impl = c10::deviceGuardImplOrNull(t);
+    if (impl && impl->deviceCount() > 0) return c10::Device(t, index);
+  }
   TL_ERROR("Cannot access accelerator device when none is available.");
 }
 

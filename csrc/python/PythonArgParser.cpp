@@ -6,14 +6,33 @@
 #include <unordered_map>
 #include "NumberArgs.h"
 #include "aten/native/Copy.h"
+#include "c10/cuda/CachingAllocatorPolicy.h"
 
 namespace tl::python {
 
 // ------------------------------------------------------------------ errors
 
+// The Python class of allocator out-of-memory errors, looked up on first
+// use (it is defined in Python, after _C is imported); null if unavailable.
+static PyObject* out_of_memory_error_type() {
+  static PyObject* cls = nullptr;
+  if (cls) return cls;
+  PyObject* mod = PyImport_ImportModule("torchlike._legacy_api");
+  if (mod) {
+    cls = PyObject_GetAttrString(mod, "OutOfMemoryError");  // kept for the process
+    Py_DECREF(mod);
+  }
+  if (!cls) PyErr_Clear();
+  return cls;
+}
+
 void translate_exception() {
   try {
     throw;
+  } catch (const c10::cuda::OutOfMemoryError& e) {
+    // torchlike.OutOfMemoryError (also torchlike.cuda.OutOfMemoryError), a RuntimeError.
+    PyObject* t = out_of_memory_error_type();
+    PyErr_SetString(t ? t : PyExc_RuntimeError, e.what());
   } catch (const c10::Error& e) {
     PyObject* t = PyExc_RuntimeError;
     switch (e.kind()) {

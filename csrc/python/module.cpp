@@ -33,6 +33,7 @@ void tl_init_cuda_index_math_testing(PyObject* module);
 void tl_init_cuda_reduce_testing(PyObject* module);
 void tl_init_cuda_nn_testing(PyObject* module);
 void tl_init_cuda_blas_testing(PyObject* module);
+void tl_init_cuda_bindings(PyObject* module);
 
 static PyObject* set_tensor_class(PyObject*, PyObject* cls) {
   TL_PY_BEGIN
@@ -236,6 +237,7 @@ static PyObject* init_module() {
   tl_init_cuda_reduce_testing(m);
   tl_init_cuda_nn_testing(m);
   tl_init_cuda_blas_testing(m);
+  tl_init_cuda_bindings(m);
   tl_init_tensor_new_types();
   tl_init_autograd_types(m);
 

@@ -41,6 +41,11 @@ void CUDAHooksInterface::setCachingEnabled(bool) const {}
 bool CUDAHooksInterface::canDeviceAccessPeer(DeviceIndex, DeviceIndex) const {
   raiseCUDANotBuilt("can_device_access_peer");
 }
+Stream CUDAHooksInterface::streamFromPool(bool, DeviceIndex) const { raiseCUDANotBuilt("Stream"); }
+Stream CUDAHooksInterface::externalStream(uintptr_t, DeviceIndex) const { raiseCUDANotBuilt("ExternalStream"); }
+uintptr_t CUDAHooksInterface::streamHandle(const Stream&) const { raiseCUDANotBuilt("cuda_stream"); }
+int CUDAHooksInterface::streamPriority(const Stream&) const { raiseCUDANotBuilt("Stream.priority"); }
+std::pair<int, int> CUDAHooksInterface::streamPriorityRange() const { raiseCUDANotBuilt("Stream.priority_range"); }
 void CUDAHooksInterface::setSyncDebugMode(int) const { raiseCUDANotBuilt("set_sync_debug_mode"); }
 
 namespace {

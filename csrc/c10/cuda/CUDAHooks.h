@@ -103,6 +103,21 @@ class CUDAHooksInterface {
   virtual void setCachingEnabled(bool enabled) const;
   // cudaDeviceCanAccessPeer.
   virtual bool canDeviceAccessPeer(DeviceIndex device, DeviceIndex peer) const;
+  // Cached pinned blocks that no copy still uses go back to the driver.
+  virtual void emptyPinnedCache() const {}
+
+  // ---- streams beyond the DeviceGuard's current/default stream
+  // The next stream of device `index`'s pool (torch.cuda.Stream()), high
+  // priority or normal; pooled streams never synchronise with the default one.
+  virtual Stream streamFromPool(bool high_priority, DeviceIndex index) const;
+  // A cudaStream_t made elsewhere, as a Stream of device `index`
+  // (torch.cuda.ExternalStream); the caller keeps it alive.
+  virtual Stream externalStream(uintptr_t handle, DeviceIndex index) const;
+  // The cudaStream_t behind `s` as an integer (torch.cuda.Stream.cuda_stream).
+  virtual uintptr_t streamHandle(const Stream& s) const;
+  virtual int streamPriority(const Stream& s) const;
+  // (least, greatest) as cudaDeviceGetStreamPriorityRange: greater priority is the smaller number.
+  virtual std::pair<int, int> streamPriorityRange() const;
 
   // ---- torch.cuda.set_sync_debug_mode: 0 default, 1 warn, 2 error on synchronizing calls.
   virtual int syncDebugMode() const { return 0; }

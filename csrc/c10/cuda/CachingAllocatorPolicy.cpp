@@ -443,6 +443,35 @@ DeviceCachingAllocator::BlockInfo DeviceCachingAllocator::blockInfo(void* ptr) c
   return {b->size, b->requested, b->stream, head->address, head->segment_size, b->small};
 }
 
+std::vector<DeviceCachingAllocator::SegmentView> DeviceCachingAllocator::segments() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<SegmentView> out;
+  out.reserve(segment_heads_.size());
+  for (const Block* head : segment_heads_) {
+    SegmentView seg;
+    seg.address = head->address;
+    seg.total = head->segment_size;
+    seg.stream = head->stream;
+    seg.small_pool = head->small;
+    for (const Block* b = head; b != nullptr; b = b->next) {
+      seg.blocks.push_back({b->address, b->size, b->handed_out ? b->requested : 0, b->handed_out});
+      if (b->handed_out) {
+        seg.allocated += b->size;
+        seg.requested += b->requested;
+      }
+      if (!b->in_pool) seg.active += b->size;  // handed out, or freed and pending
+    }
+    out.push_back(std::move(seg));
+  }
+  std::sort(out.begin(), out.end(), [](const SegmentView& a, const SegmentView& b) { return a.address < b.address; });
+  return out;
+}
+
+double DeviceCachingAllocator::memoryFraction() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_fraction_;
+}
+
 std::string DeviceCachingAllocator::checkInvariants() const {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t seen_live = 0, seen_pooled = 0;

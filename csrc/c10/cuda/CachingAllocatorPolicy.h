@@ -142,6 +142,22 @@ class DeviceCachingAllocator {
     bool small_pool;
   };
   BlockInfo blockInfo(void* ptr) const;
+  // Every segment with its blocks, by address (torch.cuda.memory_snapshot()).
+  // "active" counts allocated blocks and freed ones still waiting for events.
+  struct SegmentView {
+    uintptr_t address = 0;
+    size_t total = 0, allocated = 0, active = 0, requested = 0;
+    StreamId stream = 0;
+    bool small_pool = false;
+    struct BlockView {
+      uintptr_t address;
+      size_t size, requested;
+      bool allocated;
+    };
+    std::vector<BlockView> blocks;
+  };
+  std::vector<SegmentView> segments() const;
+  double memoryFraction() const;
   // Walks every segment and recomputes the statistics; empty when consistent,
   // else a description of the first inconsistency found (for the tests).
   std::string checkInvariants() const;

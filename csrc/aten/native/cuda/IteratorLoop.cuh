@@ -7,6 +7,7 @@
 #include "aten/TensorIterator.h"
 #include "aten/native/ElementwiseIndex.h"
 #include "aten/native/cuda/Loops.cuh"
+#include "c10/cuda/CUDAContext.h"
 
 namespace at::native::cuda_loops {
 
@@ -30,9 +31,8 @@ void run_iterator(const at::TensorIterator& iter, F f) {
     strides[a] = iter.strides(a).data();
     data[a] = iter.data_ptr(a);
   }
-  // The legacy default stream until the stream API lands.
   launch_elementwise<Out, F, In...>(iter.ndim(), iter.shape().data(), strides, data, iter.numel(),
-                                    iter.is_contiguous(), f, cudaStream_t(nullptr));
+                                    iter.is_contiguous(), f, c10::cuda::getCurrentCUDAStream(iter.device().index));
   cudaError_t err = cudaGetLastError();
   TL_CHECK(err == cudaSuccess, iter.name(), ": CUDA kernel launch failed: ", cudaGetErrorString(err));
 }
