@@ -154,10 +154,10 @@ class Library:
         self._finalizer()
 
 
-def _lib_for(qualname, lib, kind="FRAGMENT"):
+def _lib_for(qualname, lib):
     if lib is not None:
         return lib
-    lib = Library(qualname.split("::")[0], kind)
+    lib = Library(qualname.split("::")[0], "FRAGMENT")
     _keep_alive.append(lib)
     return lib
 

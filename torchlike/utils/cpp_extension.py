@@ -211,7 +211,7 @@ def _write_if_changed(path, text):
         fh.write(text)
 
 
-def _build_ninja_text(name, sources, cflags, cuda_cflags, ldflags, with_cuda, build_dir, target):
+def _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, shared=True):
     cxx = get_cxx_compiler()
     lines = ["ninja_required_version = 1.3", f"cxx = {cxx}"]
     lines.append("cflags = -std=c++17 -O2 -fPIC -fvisibility=hidden " + " ".join(shlex.quote(f) for f in cflags))
@@ -226,7 +226,8 @@ def _build_ninja_text(name, sources, cflags, cuda_cflags, ldflags, with_cuda, bu
         lines += ["rule cuda_compile",
                   "  command = $nvcc -MD -MF $out.d $cuda_cflags -c $in -o $out",
                   "  depfile = $out.d", "  deps = gcc", "  description = NVCC $in"]
-    lines += ["rule link", f"  command = $cxx $in -shared -o $out {' '.join(shlex.quote(f) for f in ldflags)}",
+    link = "$cxx $in -shared -o $out" if shared else "$cxx $in -o $out"  # an executable when not shared
+    lines += ["rule link", f"  command = {link} {' '.join(shlex.quote(f) for f in ldflags)}",
               "  description = LINK $out"]
     objs = []
     for src in sources:
@@ -313,12 +314,9 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags, 
                             else ".so")
     if is_standalone:
         target = module_name
-        ldflags = [f for f in ldflags if f != "-shared"]
 
     with _file_lock(os.path.join(build_dir, "lock")):
-        text = _build_ninja_text(module_name, sources, cflags, cuda_cflags, ldflags, with_cuda, build_dir, target)
-        if is_standalone:
-            text = text.replace("$in -shared -o $out", "$in -o $out")
+        text = _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, shared=not is_standalone)
         _write_if_changed(os.path.join(build_dir, "build.ninja"), text)
         cmd = ["ninja", "-v"] if verbose else ["ninja"]
         jobs = os.environ.get("MAX_JOBS")
