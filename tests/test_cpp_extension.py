@@ -202,6 +202,24 @@ def test_torch_library_operators_from_an_extension(tmp_path):
         tl.ops.scale_ops.scale(tl.ones(2, dtype=tl.int64), 2.0)
     assert tl.ops.scale_ops.scale.default._schema == "scale_ops::scale(Tensor x, float alpha) -> Tensor"
 
+    # m.def(name, fn): schema inferred from the C++ signature, the function is
+    # the kernel for every backend and autograd sees the ops it calls.
+    assert tl.ops.scale_ops.muladd.default._schema == "scale_ops::muladd(Tensor _0, Tensor _1, float _2) -> Tensor"
+    a = tl.tensor([1.0, -2.0], dtype=tl.float64, requires_grad=True)
+    b = tl.tensor([3.0, 4.0], dtype=tl.float64, requires_grad=True)
+    out = tl.ops.scale_ops.muladd(a, b, 0.5)
+    assert out.tolist() == [3.5, -7.5]
+    out.sum().backward()
+    assert a.grad.tolist() == [3.0, 4.0] and b.grad.tolist() == [1.0, -2.0]
+    assert tl.ops.scale_ops.muladd(tl.empty(2, 3, device="meta"), tl.empty(3, device="meta"), 1.0).shape == (2, 3)
+    # m.def(schema, fn): the schema as written, defaults and optionals included.
+    pos, neg = tl.ops.scale_ops.split_sign(tl.tensor([1.0, -2.0]))
+    assert pos.tolist() == [1.0, 0.0] and neg.tolist() == [0.0, 2.0]
+    pos, neg = tl.ops.scale_ops.split_sign(tl.tensor([1.0, -2.0]), scale=tl.tensor(3.0))
+    assert pos.tolist() == [3.0, 0.0] and neg.tolist() == [0.0, 6.0]
+    with pytest.raises(TypeError, match="muladd.*missing required argument '_2'"):
+        tl.ops.scale_ops.muladd(a, b)
+
 
 def test_kernel_signature_that_does_not_match_its_schema(tmp_path):
     with pytest.raises(RuntimeError, match=r"(?s)failed to register.*signature .*int64_t.* does not match the schema"):

@@ -42,6 +42,18 @@ class Library {
                 KernelFunction::makeFromBoxed(&K::call, reinterpret_cast<void*>(fn), nullptr, "runtime function"));
   }
 
+  // Defines an operator and registers `fn` as its kernel for every backend
+  // (CompositeImplicitAutograd, PyTorch's catch-all): m.def("foo", &foo)
+  // infers the schema from foo's C++ signature, m.def("foo(Tensor x) -> Tensor",
+  // &foo) takes it as written.
+  template <class R, class... Args>
+  Library& def(const std::string& name_or_schema, R (*fn)(Args...)) {
+    size_t paren = name_or_schema.find('(');
+    std::string name = name_or_schema.substr(0, paren);
+    def(paren == std::string::npos ? name + detail::inferSchemaSignature<R, Args...>() : name_or_schema);
+    return impl(name, DispatchKey::CompositeImplicitAutograd, fn);
+  }
+
   std::string qualify(const std::string& name) const;
   // Raises, naming both, when operator `name`'s schema is registered and its
   // kernel signature differs from `signature`.

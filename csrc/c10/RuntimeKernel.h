@@ -9,8 +9,10 @@
 // (const at::TensorBase&), so a mismatch is a registration error.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -97,6 +99,81 @@ struct RuntimeRet<std::tuple<Ts...>> {
                std::move(r));
   }
 };
+
+// Schema inference for m.def("name", &fn) (PyTorch's catch-all form): the
+// schema type each parameter or result type stands for. Parameters are named
+// _0, _1, ... as PyTorch names them; a type with no schema spelling is a
+// compile error asking for the schema to be written out.
+template <class T, class Enable = void>
+struct InferSchemaType {
+  static_assert(sizeof(T) == 0,
+                "Library::def(name, fn): this parameter or result type has no schema type; "
+                "write the schema out, m.def(\"name(Tensor x, ...) -> Tensor\", &fn)");
+};
+template <class T>
+struct InferSchemaType<T, std::enable_if_t<is_tensor_class_v<T>>> {
+  static std::string get() { return "Tensor"; }
+};
+template <class E>
+struct InferSchemaType<std::vector<E>, std::enable_if_t<is_tensor_class_v<E>>> {
+  static std::string get() { return "Tensor[]"; }
+};
+template <class E>
+struct InferSchemaType<ArrayRef<E>, std::enable_if_t<is_tensor_class_v<E>>> {
+  static std::string get() { return "Tensor[]"; }
+};
+template <class E>
+struct InferSchemaType<std::optional<E>> {
+  static std::string get() { return InferSchemaType<E>::get() + "?"; }
+};
+#define TL_INFER_SCHEMA_TYPE(cpp, name) \
+  template <>                           \
+  struct InferSchemaType<cpp> {         \
+    static std::string get() { return name; } \
+  };
+TL_INFER_SCHEMA_TYPE(double, "float")
+TL_INFER_SCHEMA_TYPE(int64_t, "int")
+TL_INFER_SCHEMA_TYPE(bool, "bool")
+TL_INFER_SCHEMA_TYPE(Scalar, "Scalar")
+TL_INFER_SCHEMA_TYPE(ScalarType, "ScalarType")
+TL_INFER_SCHEMA_TYPE(Layout, "Layout")
+TL_INFER_SCHEMA_TYPE(MemoryFormat, "MemoryFormat")
+TL_INFER_SCHEMA_TYPE(Device, "Device")
+TL_INFER_SCHEMA_TYPE(Generator, "Generator")
+TL_INFER_SCHEMA_TYPE(std::string, "str")
+TL_INFER_SCHEMA_TYPE(std::string_view, "str")
+TL_INFER_SCHEMA_TYPE(IntArrayRef, "int[]")
+#undef TL_INFER_SCHEMA_TYPE
+
+template <class R>
+struct InferSchemaReturns {
+  static std::string get() { return InferSchemaType<R>::get(); }
+};
+template <>
+struct InferSchemaReturns<void> {
+  static std::string get() { return "()"; }
+};
+template <class... Ts>
+struct InferSchemaReturns<std::tuple<Ts...>> {
+  static std::string get() {
+    std::string out = "(";
+    size_t i = 0;
+    ((out += (i++ ? ", " : "") + InferSchemaType<Ts>::get()), ...);
+    return out + ")";
+  }
+};
+
+// "(Tensor _0, float _1) -> Tensor" for Tensor fn(const Tensor&, double).
+template <class R, class... Args>
+std::string inferSchemaSignature() {
+  std::string out = "(";
+  size_t i = 0;
+  ((out += (i ? ", " : "") + InferSchemaType<std::remove_cv_t<std::remove_reference_t<Args>>>::get() + " _" +
+           std::to_string(i),
+    ++i),
+   ...);
+  return out + ") -> " + InferSchemaReturns<std::remove_cv_t<R>>::get();
+}
 
 template <class R, class... Args>
 struct RuntimeKernel {

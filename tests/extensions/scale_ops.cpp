@@ -22,9 +22,21 @@ torch::Tensor scale_meta(const torch::Tensor& x, double alpha) { return torch::e
 
 std::vector<torch::Tensor> halves(const torch::Tensor& x) { return x.chunk(2, 0); }
 
+// Defined with m.def(name, fn): the schema is inferred from the signature and
+// the function is the kernel for every backend (CompositeImplicitAutograd),
+// so autograd differentiates the torch:: calls it makes.
+torch::Tensor muladd(const torch::Tensor& x, const torch::Tensor& y, double alpha) { return x * y + alpha; }
+std::tuple<torch::Tensor, torch::Tensor> split_sign(const torch::Tensor& x, c10::optional<torch::Tensor> scale) {
+  auto pos = torch::relu(x), neg = torch::relu(-x);
+  if (scale) return {pos * *scale, neg * *scale};
+  return {pos, neg};
+}
+
 TORCH_LIBRARY(scale_ops, m) {
   m.def("scale(Tensor x, float alpha) -> Tensor");
   m.def("halves(Tensor x) -> Tensor[]");
+  m.def("muladd", &muladd);
+  m.def("split_sign(Tensor x, Tensor? scale=None) -> (Tensor, Tensor)", &split_sign);
 }
 
 TORCH_LIBRARY_IMPL(scale_ops, CPU, m) {
