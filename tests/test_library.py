@@ -197,6 +197,49 @@ def test_module_level_define_and_impl():
     assert k.call_boxed(None, tl.ones(1)).item() == -2.0
 
 
+def test_module_level_register_kernel_and_autograd_on_a_defined_op():
+    """register_autograd / register_kernel for an operator custom_op did not
+    make (defined with Library.define here, or in C++ by TORCH_LIBRARY)."""
+    ns = fresh_ns()
+    L.define(f"{ns}::scaled_mul", "(Tensor x, Tensor y, float alpha) -> Tensor")
+
+    @L.register_kernel(f"{ns}::scaled_mul", "cpu")
+    def _(x, y, alpha):
+        return tl.tensor(x.detach().numpy() * y.detach().numpy() * alpha)  # opaque to autograd
+    op = getattr(tl.ops, ns).scaled_mul
+    x = tl.tensor([1.0, 2.0], dtype=tl.float64, requires_grad=True)
+    y = tl.tensor([3.0, -1.0], dtype=tl.float64, requires_grad=True)
+    assert op(x, y, 2.0).tolist() == [6.0, -4.0]
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], inputs[1])
+        ctx.alpha = inputs[2]
+
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * b * ctx.alpha, grad * a * ctx.alpha, None
+
+    L.register_autograd(f"{ns}::scaled_mul", backward, setup_context=setup_context)
+    out = op(x, y, 2.0)
+    assert out.requires_grad
+    out.sum().backward()
+    assert x.grad.tolist() == [6.0, -2.0] and y.grad.tolist() == [2.0, 4.0]
+    assert tl.autograd.gradcheck(lambda a, b: op(a, b, 0.5), (x.detach().requires_grad_(), y.detach().requires_grad_()))
+    with tl.no_grad():
+        assert not op(x, y, 1.0).requires_grad
+
+    # one gradient per argument, or a clear error at backward
+    L.define(f"{ns}::twice", "(Tensor x) -> Tensor")
+    L.register_kernel(f"{ns}::twice", None, lambda x: x * 2)
+    L.register_autograd(f"{ns}::twice", lambda ctx, g: (g * 2, None))
+    with pytest.raises(RuntimeError, match="returned 2 gradients, but the operator has 1 arguments"):
+        getattr(tl.ops, ns).twice(tl.ones(1, requires_grad=True)).sum().backward()
+    with pytest.raises(TypeError, match="backward must be callable"):
+        L.register_autograd(f"{ns}::twice", None)
+    with pytest.raises(RuntimeError, match=f"there is no operator {ns}::missing"):
+        L.register_autograd(f"{ns}::missing", lambda ctx, g: g)
+
+
 # ---------------------------------------------------------------- infer_schema
 
 def test_infer_schema():

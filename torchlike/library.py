@@ -31,6 +31,7 @@ from torchlike._op_namespace import OpOverload, OpOverloadPacket, ops
 __all__ = [
     "Library", "impl", "define", "fallthrough_kernel", "impl_abstract", "register_autocast", "register_fake",
     "get_ctx", "get_kernel", "custom_op", "infer_schema", "opcheck", "CustomOpDef", "OpCheckError",
+    "register_autograd", "register_kernel",
 ]
 
 _DEF_NAMESPACES = set()       # namespaces a "DEF" library owns (one each, as TORCH_LIBRARY)
@@ -597,6 +598,81 @@ class CustomOpDef(functools.partial):
             yield
         finally:
             _C._library_remove(rid)
+
+
+class _RegisteredAutograd(torchlike.autograd.Function):
+    """The Autograd-key kernel register_autograd gives an operator that was not
+    made by custom_op (one defined with Library.define or in C++ with
+    TORCH_LIBRARY): forward runs the operator below autograd, backward is the
+    user's."""
+
+    @staticmethod
+    def forward(ctx, entry, *args):
+        out = entry.opoverload(*args)
+        ctx._entry = entry
+        if entry.setup_context is not None:
+            entry.setup_context(ctx, args, out)
+        ctx._nargs = len(args)
+        return out
+
+    @staticmethod
+    def backward(ctx, *grads):
+        entry = ctx._entry
+        result = entry.backward(ctx, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != ctx._nargs:
+            raise RuntimeError(f"{entry.qualname}: the backward passed to register_autograd returned {len(result)} "
+                               f"gradients, but the operator has {ctx._nargs} arguments; return one (or None) per "
+                               f"argument")
+        return (None,) + result
+
+
+class _AutogradEntry:
+    def __init__(self, qualname, backward, setup_context):
+        self.qualname = qualname
+        self.opoverload = _overload(qualname)
+        self.backward = backward
+        self.setup_context = setup_context
+
+    def __call__(self, *args):
+        return _RegisteredAutograd.apply(self, *args)
+
+
+def register_autograd(op, backward, /, *, setup_context=None, lib=None):
+    """Gives operator `op` a derivative: backward(ctx, *grads) returns one
+    gradient (or None) per argument, and setup_context(ctx, inputs, output)
+    saves what it needs. The operator's kernels run below autograd."""
+    if isinstance(op, CustomOpDef):
+        return op.register_autograd(backward, setup_context=setup_context)
+    if not callable(backward):
+        raise TypeError("register_autograd: backward must be callable")
+    if setup_context is not None and not callable(setup_context):
+        raise TypeError("register_autograd: setup_context must be callable or None")
+    qual = _qualname_of(op)
+    try:
+        entry = _AutogradEntry(qual, backward, setup_context)
+    except AttributeError:
+        raise RuntimeError(f"register_autograd: there is no operator {qual}; define it first") from None
+    _lib_for(qual, lib)._registrations.append(_C._library_impl_autograd(qual, entry))
+
+
+def register_kernel(op, device_types, func=None, /, *, lib=None):
+    """Registers `func` as operator `op`'s implementation for the device
+    type(s) ("cpu", "cuda", ...; None for all). Works as a decorator."""
+    if isinstance(op, CustomOpDef):
+        return op.register_kernel(device_types, func)
+    if isinstance(device_types, str) or device_types is None:
+        device_types = (device_types,)
+    qual = _qualname_of(op)
+
+    def register(fn):
+        target = _lib_for(qual, lib)
+        for dt in device_types:
+            target.impl(qual, fn, "CompositeExplicitAutograd" if dt is None else _device_key(dt))
+        return fn
+
+    return register if func is None else register(func)
 
 
 def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None, tags=None):

@@ -6,3 +6,6 @@
 #pragma once
 #include "torch/torch.h"
 #include "torchlike/extension.h"
+
+// PyTorch's extension header also names pybind11 `py` (py::arg, py::object).
+namespace py = pybind11;

@@ -6,6 +6,7 @@
 #include "c10/ScalarType.h"
 
 #include <optional>
+#include <type_traits>
 
 namespace c10 {
 // Older extension sources spell std::optional as c10::optional.
@@ -14,6 +15,29 @@ using optional = std::optional<T>;
 using std::make_optional;
 using std::nullopt;
 }  // namespace c10
+
+namespace at {
+// PyTorch's factory overloads taking TensorOptions (torch::zeros({n},
+// x.options())). Templates constrained to TensorOptions exactly, so a bare
+// dtype (torch::zeros({n}, torch::kFloat)) still picks the dtype overload
+// instead of being ambiguous between the two conversions.
+template <class O>
+using if_tensor_options_t = std::enable_if_t<std::is_same_v<std::decay_t<O>, c10::TensorOptions>, int>;
+template <class O, if_tensor_options_t<O> = 0>
+inline Tensor empty(IntArrayRef size, const O& o) { return empty(size, o.dtype, std::nullopt, o.device); }
+template <class O, if_tensor_options_t<O> = 0>
+inline Tensor zeros(IntArrayRef size, const O& o) { return zeros(size, o.dtype, std::nullopt, o.device); }
+template <class O, if_tensor_options_t<O> = 0>
+inline Tensor ones(IntArrayRef size, const O& o) { return ones(size, o.dtype, std::nullopt, o.device); }
+template <class O, if_tensor_options_t<O> = 0>
+inline Tensor full(IntArrayRef size, const Scalar& value, const O& o) {
+  return full(size, value, o.dtype, std::nullopt, o.device);
+}
+template <class O, if_tensor_options_t<O> = 0>
+inline Tensor rand(IntArrayRef size, const O& o) { return rand(size, std::nullopt, o.dtype, std::nullopt, o.device); }
+template <class O, if_tensor_options_t<O> = 0>
+inline Tensor randn(IntArrayRef size, const O& o) { return randn(size, std::nullopt, o.dtype, std::nullopt, o.device); }
+}  // namespace at
 
 namespace torch {
 using namespace at;  // torch::Tensor, torch::sigmoid, torch::zeros_like, ...
