@@ -182,6 +182,38 @@ def test_fallthrough_and_fallback():
     lib._destroy()
 
 
+def test_python_key_fallback_sees_every_call_and_redispatches_below_itself():
+    """A boxed fallback on the Python key (what a tracer or logging mode is):
+    it gets every operator call with all arguments positionally, keyword-only
+    ones included, and passes them on with _ops_redispatch."""
+    py = tl._C._dispatch_key_bit("Python")
+    seen = []
+
+    def fallback(op, keyset, *args):
+        seen.append(op.name)
+        inc, exc = tl._C._dispatch_tls_get()
+        tl._C._dispatch_tls_set(inc & ~py, exc)  # calls made by the kernel below are not seen again
+        try:
+            return tl._C._ops_redispatch(op._handle, keyset & ~py, args)
+        finally:
+            tl._C._dispatch_tls_set(inc, exc)
+    fb = L.Library("_", "IMPL")
+    fb.fallback(fallback, "Python", with_keyset=True)
+    inc, exc = tl._C._dispatch_tls_get()
+    tl._C._dispatch_tls_set(inc | py, exc)
+    try:
+        z = tl.zeros(2, 3, dtype=tl.float64)          # keyword-only dtype, passed on positionally
+        y = tl.nn.functional.linear(tl.ones(2, 3), tl.ones(4, 3))
+    finally:
+        tl._C._dispatch_tls_set(inc, exc)
+        fb._destroy()
+    assert z.dtype == tl.float64 and z.shape == (2, 3)
+    assert y.tolist() == [[3.0] * 4] * 2
+    assert seen == ["aten::zeros", "aten::ones", "aten::ones", "aten::linear"]
+    with pytest.raises(TypeError, match="takes 1 positional arguments but 2 were given"):
+        tl.ops.aten.zeros.default([2], tl.float64)
+
+
 def test_module_level_define_and_impl():
     ns = fresh_ns()
     L.define(f"{ns}::neg2", "(Tensor x) -> Tensor")

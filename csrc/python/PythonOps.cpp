@@ -390,12 +390,16 @@ OpHandle* handle_for(const std::string& name) {
 
 // Binds args/kwargs to the schema into a stack, PyTorch's rules: positional
 // arguments fill the non-keyword-only parameters in order; the rest come by
-// name or from defaults.
-void bind_arguments(OpHandle* h, const c10::FunctionSchema& s, PyObject* args, PyObject* kwargs, c10::Stack& stack) {
+// name or from defaults. `boxed`: the arguments are a boxed kernel's stack,
+// every parameter in schema order, keyword-only ones included (what a Python
+// kernel or fallback receives and passes on with _ops_redispatch).
+void bind_arguments(OpHandle* h, const c10::FunctionSchema& s, PyObject* args, PyObject* kwargs, c10::Stack& stack,
+                    bool boxed = false) {
   const auto& params = s.arguments();
   Py_ssize_t nargs = PyTuple_GET_SIZE(args);
   const std::string& op = h->entry->name();
-  TL_CHECK_TYPE((size_t)nargs <= h->num_positional, op, "() takes ", h->num_positional,
+  size_t max_positional = boxed ? params.size() : h->num_positional;
+  TL_CHECK_TYPE((size_t)nargs <= max_positional, op, "() takes ", max_positional,
                 " positional arguments but ", nargs, " were given");
   Py_ssize_t kw_used = 0;
   stack.reserve(params.size());
@@ -769,7 +773,7 @@ PyObject* ops_redispatch(PyObject*, PyObject* const* a, Py_ssize_t n) {
   unsigned long long bits = PyLong_AsUnsignedLongLong(a[1]);
   if (PyErr_Occurred()) return nullptr;
   c10::Stack stack;
-  bind_arguments(h, *s, a[2], nullptr, stack);
+  bind_arguments(h, *s, a[2], nullptr, stack, /*boxed=*/true);
   c10::Dispatcher::singleton().redispatchBoxed(*h->entry, c10::DispatchKeySet((uint64_t)bits), &stack);
   return returns_to_python(*s, stack);
   TL_PY_END
