@@ -204,12 +204,16 @@ def test_python_key_fallback_sees_every_call_and_redispatches_below_itself():
     try:
         z = tl.zeros(2, 3, dtype=tl.float64)          # keyword-only dtype, passed on positionally
         y = tl.nn.functional.linear(tl.ones(2, 3), tl.ones(4, 3))
+        # a value leaving for Python is an operator call too
+        flag, value = bool(z.sum() == 0), y[0, 0].item()
     finally:
         tl._C._dispatch_tls_set(inc, exc)
         fb._destroy()
     assert z.dtype == tl.float64 and z.shape == (2, 3)
     assert y.tolist() == [[3.0] * 4] * 2
-    assert seen == ["aten::zeros", "aten::ones", "aten::ones", "aten::linear"]
+    assert flag is True and value == 3.0
+    assert seen == ["aten::zeros", "aten::ones", "aten::ones", "aten::linear", "aten::sum", "aten::eq.Tensor",
+                    "aten::_local_scalar_dense", "aten::select.int", "aten::select.int", "aten::_local_scalar_dense"]
     with pytest.raises(TypeError, match="takes 1 positional arguments but 2 were given"):
         tl.ops.aten.zeros.default([2], tl.float64)
 

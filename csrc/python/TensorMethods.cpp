@@ -8,6 +8,7 @@
 #include "Objects.h"
 #include "PythonArgParser.h"
 #include "aten/native/Copy.h"
+#include "ops/_local_scalar_dense.h"
 #include "ops/add.h"
 #include "ops/bitwise_and.h"
 #include "ops/bitwise_left_shift.h"
@@ -121,13 +122,15 @@ static PyObject* nb_invert(PyObject* a) {
   TL_PY_END
 }
 
-static PyObject* item_object(const c10::TensorBase& t) { return wrap(c10::item(t)); }
+// Through the dispatcher (aten::_local_scalar_dense), so tracers and graph
+// capture see a tensor's value leave for Python.
+static PyObject* item_object(const c10::TensorBase& t) { return wrap(at::_ops::_local_scalar_dense(t)); }
 
 static int nb_bool(PyObject* a) {
   try {
     const c10::TensorBase& t = unpack(a);
     TL_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-    return c10::item(t).toBool() ? 1 : 0;
+    return at::_ops::_local_scalar_dense(t).toBool() ? 1 : 0;
   } catch (...) {
     translate_exception();
     return -1;
@@ -137,14 +140,14 @@ static PyObject* nb_float(PyObject* a) {
   TL_PY_BEGIN
   const c10::TensorBase& t = unpack(a);
   TL_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-  return PyFloat_FromDouble(c10::item(t).toDouble());
+  return PyFloat_FromDouble(at::_ops::_local_scalar_dense(t).toDouble());
   TL_PY_END
 }
 static PyObject* nb_int(PyObject* a) {
   TL_PY_BEGIN
   const c10::TensorBase& t = unpack(a);
   TL_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-  c10::Scalar v = c10::item(t);
+  c10::Scalar v = at::_ops::_local_scalar_dense(t);
   // As Python's int(float): NaN is a ValueError, inf an OverflowError, and
   // large values stay exact.
   if (v.isFloatingPoint()) return PyLong_FromDouble(v.toDouble());
@@ -156,7 +159,7 @@ static PyObject* nb_index(PyObject* a) {
   const c10::TensorBase& t = unpack(a);
   TL_CHECK_TYPE(t.numel() == 1 && c10::isIntegralType(t.scalar_type(), true),
                 "only integer tensors of a single element can be converted to an index");
-  return PyLong_FromLongLong(c10::item(t).toLong());
+  return PyLong_FromLongLong(at::_ops::_local_scalar_dense(t).toLong());
   TL_PY_END
 }
 

@@ -684,6 +684,8 @@ TensorBase combinations(const TensorBase& self, int64_t r, bool with_replacement
 
 // ------------------------------------------------------------------ equal, view(dtype), set_data
 
+c10::Scalar _local_scalar_dense(const TensorBase& self) { return c10::item(self); }
+
 bool equal(const TensorBase& self, const TensorBase& other) {
   TL_CHECK(self.device() == other.device(), "Expected all tensors to be on the same device, but found at least two "
            "devices, ", self.device(), " and ", other.device(), "!");
