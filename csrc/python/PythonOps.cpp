@@ -468,17 +468,14 @@ PyObject* ops_handle(PyObject*, PyObject* name) {
   TL_PY_END
 }
 
-// _ops_call(handle, args, kwargs)
-PyObject* ops_call(PyObject*, PyObject* const* a, Py_ssize_t n) {
-  TL_PY_BEGIN
-  TL_CHECK_TYPE(n == 3 && PyTuple_Check(a[1]) && (a[2] == Py_None || PyDict_Check(a[2])),
-                "_ops_call(handle, args, kwargs)");
-  OpHandle* h = handle_of(a[0]);
+// Binds and calls: kwargs may be null; `boxed` as bind_arguments.
+PyObject* call_op(PyObject* handle, PyObject* args, PyObject* kwargs, bool boxed) {
+  OpHandle* h = handle_of(handle);
   const c10::FunctionSchema* s = h->entry->schemaOrNull();
   TL_CHECK(s != nullptr, h->entry->name(), ": the operator's schema was removed");
   if (s != h->schema) h->refresh(s);
   c10::Stack stack;
-  bind_arguments(h, *s, a[1], a[2] == Py_None ? nullptr : a[2], stack);
+  bind_arguments(h, *s, args, kwargs, stack, boxed);
   // The generated bindings' GIL policy (call_without_gil): released for
   // large tensors, tensor lists and factories, kept for small tensors, where
   // releasing and re-taking it costs as much as the kernel (and a Python
@@ -495,6 +492,23 @@ PyObject* ops_call(PyObject*, PyObject* const* a, Py_ssize_t n) {
     c10::Dispatcher::singleton().callBoxed(*h->entry, &stack);
   }
   return returns_to_python(*s, stack);
+}
+
+// _ops_call(handle, args, kwargs)
+PyObject* ops_call(PyObject*, PyObject* const* a, Py_ssize_t n) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(n == 3 && PyTuple_Check(a[1]) && (a[2] == Py_None || PyDict_Check(a[2])),
+                "_ops_call(handle, args, kwargs)");
+  return call_op(a[0], a[1], a[2] == Py_None ? nullptr : a[2], false);
+  TL_PY_END
+}
+
+// _ops_call_boxed(handle, args): every parameter positionally, keyword-only
+// ones included (a recorded call replayed: jit, compile).
+PyObject* ops_call_boxed(PyObject*, PyObject* const* a, Py_ssize_t n) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(n == 2 && PyTuple_Check(a[1]), "_ops_call_boxed(handle, args)");
+  return call_op(a[0], a[1], nullptr, true);
   TL_PY_END
 }
 
@@ -790,9 +804,31 @@ PyObject* take_registration_errors(PyObject*, PyObject*) {
   TL_PY_END
 }
 
+// _tensor_impl_id(t) -> int: the address of t's TensorImpl. Graph capture
+// (compile, jit) keys values by it: two Python objects may wrap one tensor.
+PyObject* tensor_impl_id(PyObject*, PyObject* o) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(is_tensor(o), "_tensor_impl_id: expected a Tensor");
+  return PyLong_FromVoidPtr(unpack(o).unsafeGetTensorImpl());
+  TL_PY_END
+}
+
+// _tensor_is_wrapped_number(t) -> bool: t is a 0-dim tensor made from a
+// Python number by an operator call (x * 2), which graph capture bakes in as
+// a constant.
+PyObject* tensor_is_wrapped_number(PyObject*, PyObject* o) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(is_tensor(o), "_tensor_is_wrapped_number: expected a Tensor");
+  return PyBool_FromLong(unpack(o).unsafeGetTensorImpl()->is_wrapped_number());
+  TL_PY_END
+}
+
 PyMethodDef g_methods[] = {
+    {"_tensor_impl_id", tensor_impl_id, METH_O, nullptr},
+    {"_tensor_is_wrapped_number", tensor_is_wrapped_number, METH_O, nullptr},
     {"_ops_handle", ops_handle, METH_O, nullptr},
     {"_ops_call", (PyCFunction)(void (*)(void))ops_call, METH_FASTCALL, nullptr},
+    {"_ops_call_boxed", (PyCFunction)(void (*)(void))ops_call_boxed, METH_FASTCALL, nullptr},
     {"_ops_call_fast", (PyCFunction)(void (*)(void))ops_call_fast, METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"_ops_redispatch", (PyCFunction)(void (*)(void))ops_redispatch, METH_FASTCALL, nullptr},
     {"_ops_schema_info", ops_schema_info, METH_O, nullptr},
