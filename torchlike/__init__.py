@@ -120,3 +120,4 @@ def __getattr__(name):
         from torchlike.amp.grad_scaler import GradScaler
         return GradScaler
     raise AttributeError(f"module 'torchlike' has no attribute '{name}'")
+from ._compile import compile  # noqa: E402,F401  (torchlike.compile: graph capture and fused pointwise kernels)
