@@ -50,6 +50,9 @@ NOT_POINTWISE_FUNCTIONS = {
 
 CONSTANTS = frozenset({"true", "false", "M_PI", "M_LN2", "M_LN10", "INFINITY", "NAN"})
 
+# The functor's computation type, callable in an expr as a conversion: T(0.5).
+COMPUTATION_TYPE = "T"
+
 # `x.<method>()` calls that only need x's metadata, so autograd can save that instead of x.
 METADATA_METHODS = frozenset({"sizes", "sym_sizes", "dim", "scalar_type", "options", "numel", "strides",
                               "storage_offset"})
@@ -125,7 +128,9 @@ def check_pointwise_expr(expr: str, arg_names: set[str]) -> set[str]:
                 if t in NOT_POINTWISE_FUNCTIONS:
                     raise FormulaError(f"{t}() is not available in pointwise expr {expr!r}: "
                                        f"{NOT_POINTWISE_FUNCTIONS[t]}")
-                if t not in POINTWISE_FUNCTIONS:
+                # T(c): the constant c in the computation type (a float literal
+                # such as 0.5f would lose precision in float64).
+                if t not in POINTWISE_FUNCTIONS and t != COMPUTATION_TYPE:
                     raise FormulaError(f"unknown function {t!r} in pointwise expr {expr!r}"
                                        f"{_hint(t, POINTWISE_FUNCTIONS)}; see POINTWISE_FUNCTIONS")
             elif t in arg_names:

@@ -152,7 +152,9 @@ class Emitter:
         out = []
         for i, tok in enumerate(op.expr_tokens):
             if tok in bindings and not (i + 1 < len(op.expr_tokens) and op.expr_tokens[i + 1] == "("):
-                out.append(f"({bindings[tok]})")
+                # A comparison bound to a tensor parameter is a bool tensor
+                # promoted to the computation type in eager: the same here.
+                out.append(f"static_cast<C>({bindings[tok]})")
             else:
                 out.append(tok)
         v = self.fresh("v")

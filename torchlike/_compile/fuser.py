@@ -95,25 +95,51 @@ def _fusible(node, table):
     return op, None
 
 
-def _groups(graph, table, log):
+def _runs(graph, table, log):
     """Maximal runs of consecutive fusible calls of one dtype."""
-    groups, current = [], []
+    runs, current = [], []
     for node in graph.nodes:
         op, why = _fusible(node, table)
         if op is not None and current and node.outputs[0].dtype != current[0][0].outputs[0].dtype:
-            groups.append(current)
+            runs.append(current)
             current = []
         if op is None:
             if current:
-                groups.append(current)
+                runs.append(current)
                 current = []
             if why and log:
                 log(why)
             continue
         current.append((node, op))
     if current:
-        groups.append(current)
-    return groups
+        runs.append(current)
+    return runs
+
+
+def _groups(graph, table, log):
+    """The runs split into their connected parts (calls linked by the values
+    they pass each other): independent chains that happen to be adjacent
+    become separate kernels, each with its own shape."""
+    out = []
+    for run in _runs(graph, table, log):
+        parent = list(range(len(run)))
+
+        def find(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+        producer = {id(n.outputs[0]): i for i, (n, _) in enumerate(run)}
+        for i, (n, _) in enumerate(run):
+            for a in n.tensor_args():
+                j = producer.get(id(a))
+                if j is not None:
+                    parent[find(i)] = find(j)
+        parts = {}
+        for i, member in enumerate(run):
+            parts.setdefault(find(i), []).append(member)
+        out.extend(sorted(parts.values(), key=lambda ms: run.index(ms[0])))
+    return out
 
 
 def _output_values(graph):
@@ -212,6 +238,7 @@ _LOOP = """
 template <class scalar_t>
 void {name}_loop(at::TensorIterator& iter) {{
   using C = c10::opmath_t<scalar_t>;
+  using T = C;  // the name the YAML formulas use for their computation type
   at::native::cpu_for_each(iter, [](char** data, const int64_t* s, int64_t n) {{
     bool contiguous = true;
     for (int k = 0; k < {nt}; ++k) contiguous = contiguous && s[k] == (int64_t)sizeof(scalar_t);
@@ -239,7 +266,10 @@ std::vector<c10::TensorBase> {name}(std::vector<c10::TensorBase> in) {{
   for (int k = 0; k < {nout}; ++k) cfg.add_output(c10::TensorBase());
   for (const auto& t : in) cfg.add_input(t);
   at::TensorIterator iter = cfg.build();
-  TL_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "{name}", [&] {{ {name}_loop<scalar_t>(iter); }});
+  // One dtype: the graph was captured, and is guarded, for it.
+  TL_CHECK(iter.common_dtype() == c10::ScalarType::{scalar_type}, "{name}: compiled for {scalar_type}, got ",
+           c10::toString(iter.common_dtype()));
+  {name}_loop<{cpp_type}>(iter);
   std::vector<c10::TensorBase> out;
   for (int k = 0; k < {nout}; ++k) out.push_back(iter.output(k));
   return out;
@@ -247,8 +277,13 @@ std::vector<c10::TensorBase> {name}(std::vector<c10::TensorBase> in) {{
 """
 
 
-def _loop_source(name, in_names, lines, results):
+_CPP_TYPES = {"float32": ("Float", "float"), "float64": ("Double", "double"), "float16": ("Half", "c10::Half"),
+              "bfloat16": ("BFloat16", "c10::BFloat16")}
+
+
+def _loop_source(name, in_names, lines, results, dtype):
     nin, nout = len(in_names), len(results)
+    scalar_type, cpp_type = _CPP_TYPES[str(dtype).split(".")[-1]]
     ind = " " * 8
     contig_ptrs = "\n".join(
         [f"      scalar_t* __restrict__ po{k} = reinterpret_cast<scalar_t*>(data[{k}]);" for k in range(nout)]
@@ -263,6 +298,7 @@ def _loop_source(name, in_names, lines, results):
     strided_stores = "\n".join(f"{ind}*reinterpret_cast<scalar_t*>(data[{k}] + j * s[{k}]) = static_cast<scalar_t>({r});"
                                for k, r in enumerate(results))
     return _LOOP.format(name=name, nt=nin + nout, nin=nin, nout=nout, contig_ptrs=contig_ptrs,
+                        scalar_type=scalar_type, cpp_type=cpp_type,
                         contig_loads=contig_loads, strided_loads=strided_loads, body=body,
                         contig_stores=contig_stores, strided_stores=strided_stores)
 
@@ -413,9 +449,9 @@ def plan(graph, grad_needed, log=None, fuse=True):
                     member_of.pop(id(n), None)
                 continue
             names = in_names + [f"go{k}" for k in range(len(g.outputs))]
-            bwd = (f"g{g.index}_bwd", _loop_source(f"g{g.index}_bwd", names, blines, bresults))
+            bwd = (f"g{g.index}_bwd", _loop_source(f"g{g.index}_bwd", names, blines, bresults, g.dtype))
         lines, results = g.source.forward_body()
-        sources.append((f"g{g.index}_fwd", _loop_source(f"g{g.index}_fwd", in_names, lines, results)))
+        sources.append((f"g{g.index}_fwd", _loop_source(f"g{g.index}_fwd", in_names, lines, results, g.dtype)))
         if bwd:
             sources.append(bwd)
         kept.append(g)
