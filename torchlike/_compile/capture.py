@@ -13,16 +13,11 @@ which a recorded graph cannot follow: capture stops with a GraphBreak.
 """
 from __future__ import annotations
 
-import threading
-
 import torchlike
 from torchlike import _C
+from torchlike import _python_key as _pk
 
 __all__ = ["Value", "Node", "Graph", "GraphBreak", "capture"]
-
-_PY = _C._dispatch_key_bit("Python")
-_state = threading.local()
-
 
 class GraphBreak(Exception):
     """The function cannot be captured as one graph; the reason says why."""
@@ -156,54 +151,36 @@ class _Capture:
 
 def _below(fn):
     """Runs fn with the Python layer off on this thread (calls it makes are not recorded)."""
-    inc, exc = _C._dispatch_tls_get()
-    _C._dispatch_tls_set(inc & ~_PY, exc)
-    try:
+    with _pk.layer_off():
         return fn()
-    finally:
-        _C._dispatch_tls_set(inc, exc)
 
 
-def _fallback(op, keyset, *args):
-    cap = getattr(_state, "capture", None)
-    if cap is None:  # the layer is on in a thread that is not capturing: pass through
-        return _below(lambda: _C._ops_redispatch(op._handle, keyset & ~_PY, args))
-    name = op.name
-    if name == "aten::_local_scalar_dense":
-        raise GraphBreak("a tensor's value is read in Python (Tensor.item(), bool(), float(), int()): control "
-                         "flow may depend on data")
-    if cap.decompose(name):
-        # Let the composite run with the layer on: the calls it makes are recorded.
-        return _C._ops_redispatch(op._handle, keyset & ~_PY, args)
-    out = _below(lambda: _C._ops_redispatch(op._handle, keyset & ~_PY, args))
-    node_args = [cap.convert_arg(a) for a in args]
-    if isinstance(out, torchlike.Tensor):
-        results, kind = [out], "tensor"
-    elif isinstance(out, (tuple, list)) and all(isinstance(x, torchlike.Tensor) for x in out):
-        results, kind = list(out), ("tuple" if isinstance(out, tuple) else "list")
-    elif out is None:
-        results, kind = [], "none"
-    else:
-        raise GraphBreak(f"{name} returns a Python value ({type(out).__name__}), which the graph cannot hold")
-    node = Node(op, node_args, [], kind, "!" in op._schema)
-    node.outputs = [cap.new_value(t, node) for t in results]
-    for v in node.tensor_args():
-        v.uses.append(node)
-    cap.graph.nodes.append(node)
-    return out
-
-
-_fallback_lib = None
-_fallback_lock = threading.Lock()
-
-
-def _install():
-    global _fallback_lib
-    with _fallback_lock:
-        if _fallback_lib is None:
-            lib = torchlike.library.Library("_", "IMPL")
-            lib.fallback(_fallback, "Python", with_keyset=True)
-            _fallback_lib = lib
+def _handler(cap):
+    def handle(op, keyset, args):
+        name = op.name
+        if name == "aten::_local_scalar_dense":
+            raise GraphBreak("a tensor's value is read in Python (Tensor.item(), bool(), float(), int()): control "
+                             "flow may depend on data")
+        if cap.decompose(name):
+            # Let the composite run with the layer on: the calls it makes are recorded.
+            return _pk.through(op, keyset, args)
+        out = _pk.below(op, keyset, args)
+        node_args = [cap.convert_arg(a) for a in args]
+        if isinstance(out, torchlike.Tensor):
+            results, kind = [out], "tensor"
+        elif isinstance(out, (tuple, list)) and all(isinstance(x, torchlike.Tensor) for x in out):
+            results, kind = list(out), ("tuple" if isinstance(out, tuple) else "list")
+        elif out is None:
+            results, kind = [], "none"
+        else:
+            raise GraphBreak(f"{name} returns a Python value ({type(out).__name__}), which the graph cannot hold")
+        node = Node(op, node_args, [], kind, "!" in op._schema)
+        node.outputs = [cap.new_value(t, node) for t in results]
+        for v in node.tensor_args():
+            v.uses.append(node)
+        cap.graph.nodes.append(node)
+        return out
+    return handle
 
 
 def flatten(obj, out):
@@ -223,7 +200,6 @@ def capture(fn, args, kwargs, decompose):
     """Runs fn(*args, **kwargs) recording its operator calls. Returns (graph,
     result of this run). `decompose(opname)` says which operators to see
     through."""
-    _install()
     cap = _Capture(decompose)
     flat = []
     flatten((args, kwargs), flat)
@@ -232,15 +208,8 @@ def capture(fn, args, kwargs, decompose):
         cap.values.setdefault(_C._tensor_impl_id(t), v)
         cap.graph.inputs.append(v)
         cap.keep.append(t)
-    prev = getattr(_state, "capture", None)
-    _state.capture = cap
-    inc, exc = _C._dispatch_tls_get()
-    _C._dispatch_tls_set(inc | _PY, exc)
-    try:
+    with _pk.active(_handler(cap)):
         result = fn(*args, **kwargs)
-    finally:
-        _C._dispatch_tls_set(inc, exc)
-        _state.capture = prev
 
     def to_values(obj):
         if isinstance(obj, torchlike.Tensor):
