@@ -211,10 +211,16 @@ def _write_if_changed(path, text):
         fh.write(text)
 
 
-def _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, shared=True, check_only=()):
+def _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, shared=True, check_only=(),
+                      generated=()):
+    """generated: sources compiled without -DTORCH_EXTENSION_NAME, which
+    changes with each in-process reload (name_v1, ...), so a reload after a
+    YAML edit recompiles only the generated files whose text changed."""
     cxx = get_cxx_compiler()
     lines = ["ninja_required_version = 1.3", f"cxx = {cxx}"]
     lines.append("cflags = -std=c++17 -O2 -fPIC -fvisibility=hidden " + " ".join(shlex.quote(f) for f in cflags))
+    lines.append("gen_cflags = -std=c++17 -O2 -fPIC -fvisibility=hidden " + " ".join(
+        shlex.quote(f) for f in cflags if not f.startswith("-DTORCH_EXTENSION_NAME=")))
     lines += ["rule compile",
               "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
               "  depfile = $out.d", "  deps = gcc", "  description = CXX $in"]
@@ -241,6 +247,8 @@ def _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, 
         seen.add(obj)
         rule = "cuda_compile" if ext == ".cu" else "compile"
         lines.append(f"build {_ninja_escape(obj)}: {rule} {_ninja_escape(os.path.abspath(src))}")
+        if src in generated and rule == "compile":
+            lines.append("  cflags = $gen_cflags")
         return obj
 
     objs = [compile_rule(src) for src in sources]
@@ -521,7 +529,7 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags, 
                 ldflags += [f"-L{_PACKAGE_DIR}", "-ltorchlike_cuda"]
     with _file_lock(os.path.join(build_dir, "lock")):
         text = _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, shared=not is_standalone,
-                                 check_only=check_only)
+                                 check_only=check_only, generated=set(yaml_ext.sources) if yaml_ext else ())
         _write_if_changed(os.path.join(build_dir, "build.ninja"), text)
         cmd = ["ninja", "-v"] if verbose else ["ninja"]
         jobs = os.environ.get("MAX_JOBS")
