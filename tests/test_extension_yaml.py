@@ -355,3 +355,111 @@ def test_workflow_from_an_installed_wheel(tmp_path):
     assert r.returncode == 0 and "WHEEL-OK" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     assert str(venv) in r.stdout
     print(f"wheel build + venv + extension build: {time.perf_counter() - t0:.1f} s")
+
+
+# ---------------------------------------------------------------- docs/adding_an_operator.md
+
+DOC = os.path.join(ROOT, "docs", "adding_an_operator.md")
+
+
+def doc_examples():
+    """{example name: [(language, code)]} from the doc's marked code blocks."""
+    with open(DOC) as fh:
+        text = fh.read()
+    out = {}
+    for name, lang, code in re.findall(r"<!-- example: (\w+) -->\s*```(\w+)\n(.*?)```", text, flags=re.S):
+        out.setdefault(name, []).append((lang, code))
+    return out
+
+
+def test_doc_marks_every_example():
+    assert set(doc_examples()) == {"pointwise", "derivative", "autocast", "kernel", "composite", "extension"}
+
+
+@pytest.fixture(scope="module")
+def doc_core_ops(tmp_path_factory):
+    """The examples written for torchlike's own native_functions.yaml, built as
+    one extension namespace: their YAML entries under `functions:`, their C++
+    with at::native and "ops/..." moved to that namespace."""
+    d = tmp_path_factory.mktemp("doc_core")
+    examples = doc_examples()
+    entries, sources = [], []
+    for name in ("pointwise", "derivative", "autocast", "kernel", "composite"):
+        for i, (lang, code) in enumerate(examples[name]):
+            if lang == "yaml":
+                entries.append(code)
+            elif lang == "cpp":
+                src = d / f"{name}_{i}.cpp"
+                src.write_text(code.replace("at::native", "docex::native").replace('"ops/', '"docex/ops/'))
+                sources.append(str(src))
+    (d / "docex.yaml").write_text("namespace: docex\nfunctions:\n" + "\n".join(entries))
+    return ce.load("docex_ext", sources, functions_yaml=str(d / "docex.yaml"), build_directory=str(d / "build"))
+
+
+def test_doc_pointwise_example(doc_core_ops):
+    a = np.array([[-3.0, 0.0, 0.5], [2.0, -1.0, 8.0]])
+    x = tl.tensor(a, dtype=tl.float32)
+    np.testing.assert_allclose(doc_core_ops.softsign_scaled(x, scale=2).numpy(), 2 * a / (1 + np.abs(a)), rtol=1e-6)
+    assert doc_core_ops.softsign_scaled(tl.tensor([1, 2])).dtype == tl.float32  # promote: int_to_float
+    y = x.clone()
+    doc_core_ops.softsign_scaled_(y)  # the generated in-place variant
+    np.testing.assert_allclose(y.numpy(), a / (1 + np.abs(a)), rtol=1e-6)
+    # No derivatives: backward raises, naming the operator.
+    out = doc_core_ops.softsign_scaled(tl.tensor(a, requires_grad=True))
+    with pytest.raises(RuntimeError, match="softsign_scaled"):
+        out.sum().backward()
+
+
+def test_doc_derivative_example(doc_core_ops):
+    x = tl.tensor([[0.3, -1.2], [0.0, 0.7]], dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: doc_core_ops.exp_scaled(t, scale=0.5), (x,))
+    np.testing.assert_allclose(doc_core_ops.exp_scaled(x, scale=2).detach().numpy(), np.exp(2 * x.detach().numpy()))
+
+
+def test_doc_autocast_example(doc_core_ops):
+    x = tl.tensor([0.5, -2.0, 30.0])
+    with tl.autocast("cpu", dtype=tl.bfloat16):
+        out = doc_core_ops.log1p_abs(x.to(tl.bfloat16))
+    assert out.dtype == tl.float32
+    np.testing.assert_allclose(out.numpy(), np.log1p(np.abs(x.to(tl.bfloat16).to(tl.float32).numpy())), rtol=1e-6)
+    xd = tl.tensor([0.5, -2.0, 3.0], dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(doc_core_ops.log1p_abs, (xd,))
+
+
+def test_doc_kernel_example(doc_core_ops):
+    a = np.random.default_rng(3).standard_normal((2, 3, 5))
+    for dtype, tol in ((tl.float32, 1e-6), (tl.float64, 0), (tl.bfloat16, 1e-2)):
+        x = tl.tensor(a).to(dtype)
+        ref = np.abs(x.to(tl.float64).numpy()).max(-1)
+        out = doc_core_ops.row_absmax(x)
+        assert out.dtype == dtype and out.shape == (2, 3)
+        np.testing.assert_allclose(out.to(tl.float64).numpy(), ref, rtol=tol)
+    assert doc_core_ops.row_absmax(tl.empty(4, 7, device="meta")).shape == (4,)
+    with pytest.raises(RuntimeError, match="row_absmax: expected a non-empty last dimension"):
+        doc_core_ops.row_absmax(tl.empty(3, 0))
+
+
+def test_doc_composite_example(doc_core_ops):
+    a, b = np.array([1.0, -2.0, 0.5]), np.array([0.3, 4.0, -1.0])
+    out = doc_core_ops.mix(tl.tensor(a), tl.tensor(b), alpha=0.25)
+    np.testing.assert_allclose(out.numpy(), 0.25 * a + 0.75 * np.tanh(b), rtol=1e-6)
+    x = tl.tensor(a, dtype=tl.float64, requires_grad=True)
+    y = tl.tensor(b, dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda s, o: doc_core_ops.mix(s, o), (x, y))  # through the operators it calls
+    assert doc_core_ops.mix(tl.empty(2, 3, device="meta"), tl.empty(3, device="meta")).shape == (2, 3)
+
+
+def test_doc_extension_example(tmp_path, monkeypatch):
+    """The extension example as a user runs it: my_ops.yaml and my_ops.cpp in
+    the current folder, the Python block run there (JIT cache in tmp_path)."""
+    blocks = dict((lang, code) for lang, code in doc_examples()["extension"])
+    (tmp_path / "my_ops.yaml").write_text(blocks["yaml"])
+    (tmp_path / "my_ops.cpp").write_text(blocks["cpp"])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "cache"))
+    scope = {}
+    exec(compile(blocks["python"], DOC, "exec"), scope)
+    x = scope["x"]
+    np.testing.assert_allclose(x.grad.numpy(), 4 / (2 + np.abs(x.detach().numpy())) ** 2, rtol=1e-5)
+    np.testing.assert_allclose(scope["my_ops"].clip_unit(x * 3).detach().numpy(),
+                               np.clip(3 * x.detach().numpy(), -1, 1))
