@@ -215,7 +215,7 @@ def _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, 
                       generated=()):
     """generated: sources compiled without -DTORCH_EXTENSION_NAME, which
     changes with each in-process reload (name_v1, ...), so a reload after a
-    YAML edit recompiles only the generated files whose text changed."""
+    YAML edit recompiles only the files whose text changed."""
     cxx = get_cxx_compiler()
     lines = ["ninja_required_version = 1.3", f"cxx = {cxx}"]
     lines.append("cflags = -std=c++17 -O2 -fPIC -fvisibility=hidden " + " ".join(shlex.quote(f) for f in cflags))
@@ -432,6 +432,19 @@ def _check_not_defined(name, ext):
                                  "namespace)")
 
 
+def _without_module_name(sources):
+    """The sources that never read TORCH_EXTENSION_NAME (the generated ones, and
+    kernel files without a PYBIND11_MODULE): built without the define, which
+    changes at each in-process reload, so a YAML edit recompiles only what
+    the edit changed."""
+    out = set()
+    for src in sources:
+        with open(src, errors="replace") as fh:
+            if "TORCH_EXTENSION_NAME" not in fh.read():
+                out.add(src)
+    return out
+
+
 def _load_yaml_extension(name, path, module_name, ext, is_python_module):
     import ctypes
     from torchlike import _C, ops
@@ -529,7 +542,7 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags, 
                 ldflags += [f"-L{_PACKAGE_DIR}", "-ltorchlike_cuda"]
     with _file_lock(os.path.join(build_dir, "lock")):
         text = _build_ninja_text(sources, cflags, cuda_cflags, ldflags, with_cuda, target, shared=not is_standalone,
-                                 check_only=check_only, generated=set(yaml_ext.sources) if yaml_ext else ())
+                                 check_only=check_only, generated=_without_module_name(sources) if yaml_ext else ())
         _write_if_changed(os.path.join(build_dir, "build.ninja"), text)
         cmd = ["ninja", "-v"] if verbose else ["ninja"]
         jobs = os.environ.get("MAX_JOBS")
