@@ -44,9 +44,21 @@ pytestmark = pytest.mark.skipif(shutil.which(ce.get_cxx_compiler()) is None or n
 from codegen.model import CodegenError  # noqa: E402  (after the skip: needs pyyaml)
 
 
+def shared_build_dir(tmp_path_factory, name):
+    """One build folder for every xdist worker of this session (the session's
+    temporary root): the first worker builds, the others wait on the build
+    folder's lock and find nothing to do, instead of each building again."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    path = root / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
 @pytest.fixture(scope="module")
 def ext(tmp_path_factory):
-    build = tmp_path_factory.mktemp("yamlops_build")
+    build = shared_build_dir(tmp_path_factory, "yamlops_build")
     t0 = time.perf_counter()
     ns = ce.load("yamlops_ext", [CPP], functions_yaml=YAML, build_directory=str(build))
     ns.cold_seconds = time.perf_counter() - t0
@@ -265,22 +277,27 @@ def _rebuilt(build_dir, since):
 
 
 def test_editing_one_entry_rebuilds_only_its_kernel(tmp_path):
-    y = tmp_path / "edit.yaml"
-    y.write_text(EDIT_YAML)
+    """Through load_inline, which takes the YAML as text (written to
+    functions.yaml in the build folder)."""
     build = tmp_path / "b"
-    ops = ce.load("yamledit_ext", [], functions_yaml=str(y), build_directory=str(build))
+
+    def load(text):
+        return ce.load_inline("yamledit_ext", "", functions_yaml=text, no_implicit_headers=True,
+                              build_directory=str(build))
+
+    ops = load(EDIT_YAML)
+    assert (build / "functions.yaml").read_text() == EDIT_YAML
     x = tl.tensor([1.0, 2.0])
     np.testing.assert_allclose(ops.shifted(x).numpy(), [2.0, 3.0])
     # Loading again unchanged rebuilds nothing.
     t = time.time()
     time.sleep(0.01)
-    ce.load("yamledit_ext", [], functions_yaml=str(y), build_directory=str(build))
+    load(EDIT_YAML)
     assert _rebuilt(build, t) == set()
     # Edit one entry's expr: only its kernel file recompiles, then the link.
-    y.write_text(EDIT_YAML.replace('expr: "self + by"', 'expr: "self + 2 * by"'))
     t = time.time()
     time.sleep(0.01)
-    ops = ce.load("yamledit_ext", [], functions_yaml=str(y), build_directory=str(build))
+    ops = load(EDIT_YAML.replace('expr: "self + by"', 'expr: "self + 2 * by"'))
     rebuilt = _rebuilt(build, t)
     assert {f for f in rebuilt if f.endswith(".o")} == {"shifted.o"}, rebuilt
     assert any(f.endswith(".so") for f in rebuilt)
@@ -376,12 +393,18 @@ def test_doc_marks_every_example():
     assert set(doc_examples()) == {"pointwise", "derivative", "autocast", "kernel", "composite", "extension"}
 
 
+def write_if_changed(path, text):
+    """Another worker may be building from the same folder: an unchanged file keeps its time."""
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
 @pytest.fixture(scope="module")
 def doc_core_ops(tmp_path_factory):
     """The examples written for torchlike's own native_functions.yaml, built as
     one extension namespace: their YAML entries under `functions:`, their C++
     with at::native and "ops/..." moved to that namespace."""
-    d = tmp_path_factory.mktemp("doc_core")
+    d = shared_build_dir(tmp_path_factory, "doc_core")
     examples = doc_examples()
     entries, sources = [], []
     for name in ("pointwise", "derivative", "autocast", "kernel", "composite"):
@@ -390,9 +413,9 @@ def doc_core_ops(tmp_path_factory):
                 entries.append(code)
             elif lang == "cpp":
                 src = d / f"{name}_{i}.cpp"
-                src.write_text(code.replace("at::native", "docex::native").replace('"ops/', '"docex/ops/'))
+                write_if_changed(src, code.replace("at::native", "docex::native").replace('"ops/', '"docex/ops/'))
                 sources.append(str(src))
-    (d / "docex.yaml").write_text("namespace: docex\nfunctions:\n" + "\n".join(entries))
+    write_if_changed(d / "docex.yaml", "namespace: docex\nfunctions:\n" + "\n".join(entries))
     return ce.load("docex_ext", sources, functions_yaml=str(d / "docex.yaml"), build_directory=str(d / "build"))
 
 

@@ -312,14 +312,18 @@ def _import_codegen():
         if importlib.util.find_spec(mod) is None:
             raise RuntimeError(f"load(functions_yaml=...) needs {'pyyaml' if mod == 'yaml' else mod}: "
                                f"pip install 'torchlike[ext]'")
+    # The generator beside this torchlike package (site-packages/codegen, or
+    # the source tree's codegen/), never another checkout's.
     tree = os.path.dirname(_PACKAGE_DIR)
-    if importlib.util.find_spec("codegen") is None and os.path.isfile(os.path.join(tree, "codegen", "gen.py")):
-        sys.path.append(tree)
-    try:
-        from codegen import gen, model
-    except ImportError as e:
+    if not os.path.isfile(os.path.join(tree, "codegen", "gen.py")):
         raise RuntimeError("load(functions_yaml=...): torchlike's generator (the codegen package) is not "
-                           "installed with this torchlike") from e
+                           f"installed beside {_PACKAGE_DIR}")
+    if not any(os.path.abspath(p or os.curdir) == tree for p in sys.path):
+        sys.path.append(tree)
+    from codegen import gen, model
+    if os.path.dirname(os.path.dirname(os.path.abspath(gen.__file__))) != tree:
+        raise RuntimeError(f"load(functions_yaml=...): the codegen package imported is {gen.__file__}, not the "
+                           f"generator installed with this torchlike ({tree}/codegen)")
     return gen, model
 
 
