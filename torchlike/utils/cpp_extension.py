@@ -16,6 +16,17 @@ whose compile flags changed. A file lock in the folder makes two processes
 building the same extension take turns. A compile error is raised as an
 exception that carries the compiler's output.
 
+An extension may also define operators in a YAML file of its own, written
+as torchlike's native_functions.yaml is (docs/adding_an_operator.md):
+
+    ops = load("my_ext", ["kernels.cpp"], functions_yaml="my_ops.yaml")
+    ops.my_op(x)                                # = torchlike.ops.<namespace>.my_op
+
+The generator (the `codegen` package, installed with torchlike) writes the
+kernels, registration, autograd and autocast of those operators into the
+build folder; they are compiled with the sources and registered when the
+library loads.
+
 Plain programs need only the two paths:
 
     g++ -std=c++17 prog.cpp -I<include_paths()[0]> -L<library_paths()[0]> -ltorchlike -Wl,-rpath,<...>
@@ -537,11 +548,13 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags, 
         ldflags.append("-fopenmp")
         if with_cuda:
             # The generated CUDA shards register on the CUDA key through
-            # libtorchlike_cuda.so's loop helpers; they are compiled (so a
-            # YAML expr that nvcc rejects fails the build) but linked only
-            # where that library exists.
+            # libtorchlike_cuda.so's loop helpers; they are always compiled (so
+            # a YAML expr that nvcc rejects fails the build) but linked only
+            # where that library exists and a GPU can run them (a CUDA build
+            # on a machine without a driver compiles them only).
             check_only = yaml_ext.cuda_sources
-            if os.path.exists(os.path.join(_PACKAGE_DIR, "libtorchlike_cuda.so")):
+            import torchlike
+            if os.path.exists(os.path.join(_PACKAGE_DIR, "libtorchlike_cuda.so")) and torchlike.cuda.is_available():
                 sources, check_only = sources + check_only, []
                 ldflags += [f"-L{_PACKAGE_DIR}", "-ltorchlike_cuda"]
     with _file_lock(os.path.join(build_dir, "lock")):
