@@ -74,6 +74,28 @@ def np_reverse_cumsum(x):
     return np.flip(np.cumsum(np.flip(x, -1), -1), -1)
 
 
+# ---------------------------------------------------------------- the generator's context namespaces
+
+def test_context_namespace_generates_nothing_of_its_own(tmp_path):
+    """An extension generated with the core as context only is the same text as
+    when both are generated together, and no core file is written."""
+    from codegen.gen import generate, main
+    core, myext = os.path.join(ROOT, "native_functions.yaml"), os.path.join(HERE, "myext_functions.yaml")
+    generate([core, myext], str(tmp_path / "both"), None)
+    generate([myext], str(tmp_path / "ctx"), None, context=[core])
+    ctx_files = {os.path.relpath(os.path.join(d, f), tmp_path / "ctx")
+                 for d, _, fs in os.walk(tmp_path / "ctx") for f in fs}
+    assert {f for f in ctx_files if not f.startswith("myext" + os.sep)} == {
+        "sources_core.txt", "sources_python.txt", "sources_cuda.txt"}
+    for f in ctx_files - {"sources_core.txt", "sources_python.txt", "sources_cuda.txt"}:
+        assert (tmp_path / "ctx" / f).read_text() == (tmp_path / "both" / f).read_text(), f
+    # Fewer shards per layer: one file per layer; the command line takes both options.
+    assert main(["--yaml", myext, "--context", core, "--shards", "1", "--out", str(tmp_path / "one")]) == 0
+    assert sorted(os.listdir(tmp_path / "one" / "myext" / "registration")) == ["shard0.cpp"]
+    with pytest.raises(CodegenError, match="both generated and given as context"):
+        generate([myext], str(tmp_path / "x"), None, context=[myext])
+
+
 # ---------------------------------------------------------------- the operators
 
 def test_load_returns_the_namespace_and_ops_are_dispatcher_ops(ext):
