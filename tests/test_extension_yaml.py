@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import textwrap
 import time
 
@@ -101,7 +100,8 @@ def test_context_namespace_generates_nothing_of_its_own(tmp_path):
 def test_load_returns_the_namespace_and_ops_are_dispatcher_ops(ext):
     assert ext is tl.ops.yamlops  # no PYBIND11_MODULE in the sources: the operators are the interface
     assert str(tl.ops.yamlops.soft_clip.default._schema) == "yamlops::soft_clip(Tensor self, *, Scalar limit=1) -> Tensor"
-    assert str(tl.ops.yamlops.reverse_cumsum.default._schema) == "yamlops::reverse_cumsum(Tensor self) -> Tensor"
+    assert str(tl.ops.yamlops.reverse_cumsum.default._schema) == \
+        "yamlops::reverse_cumsum(Tensor self) -> Tensor"
     # The pointwise entry's generated in-place and out= variants are operators too.
     assert "Tensor(a!) out" in str(tl.ops.yamlops.soft_clip.out._schema)
     assert tl.ops.yamlops.soft_clip_.default._schema is not None

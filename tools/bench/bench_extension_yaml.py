@@ -95,7 +95,8 @@ def main():
                          include_root=ce.include_paths()[0])
             gen_times.append(time.perf_counter() - t0)
 
-    print(f"extension YAML -> working op ({os.cpu_count()} cores, MAX_JOBS={os.environ.get('MAX_JOBS', 'ninja default')})")
+    jobs = os.environ.get("MAX_JOBS", "ninja default")
+    print(f"extension YAML -> working op ({os.cpu_count()} cores, MAX_JOBS={jobs})")
     print(f"  cold build + load (fresh process, median of {a.cold}): {statistics.median(cold):6.2f} s"
           f"   [{', '.join(f'{c:.2f}' for c in cold)}]")
     print(f"  warm: edit one entry's expr -> op returns new values (median of {a.edits}): "
