@@ -320,7 +320,9 @@ def public_headers():
     -Icsrc -Ibuild/generated, so one merged include root resolves every include."""
     headers = {}
     for root in (os.path.join(ROOT, "csrc"), GEN_DIR):
-        for path in glob.glob(os.path.join(root, "**", "*.h"), recursive=True):
+        # .cuh: the CUDA loop headers an extension's generated CUDA kernels include.
+        for path in glob.glob(os.path.join(root, "**", "*.h"), recursive=True) + \
+                glob.glob(os.path.join(root, "**", "*.cuh"), recursive=True):
             rel = os.path.relpath(path, root)
             if rel in headers:
                 sys.exit(f"error: header {rel} exists in both csrc/ and build/generated/")
@@ -375,10 +377,37 @@ def install_into(package_dir, core_so, ext_so, ext_name):
     elif os.path.exists(os.path.join(package_dir, CUDA_LIB)):
         os.remove(os.path.join(package_dir, CUDA_LIB))
     install_headers(os.path.join(package_dir, "include"))
+    # The core's YAML, read (names only) when an extension's own YAML is
+    # generated against the installed headers (cpp_extension.load(functions_yaml=...)).
+    src_yaml = os.path.join(ROOT, "native_functions.yaml")
+    with open(src_yaml, "rb") as fh:
+        data = fh.read()
+    dest_yaml = os.path.join(package_dir, "native_functions.yaml")
+    if not os.path.exists(dest_yaml) or open(dest_yaml, "rb").read() != data:
+        with open(dest_yaml + ".tmp", "wb") as fh:
+            fh.write(data)
+        os.replace(dest_yaml + ".tmp", dest_yaml)
+
+
+def prebuilt():
+    """TORCHLIKE_PREBUILT=1: package the libraries build/ninja already holds,
+    running neither the generator nor ninja (a wheel of exactly what was
+    built and tested, made in seconds; the tests' wheel check uses it)."""
+    core_so = os.path.join(NINJA_DIR, CORE_LIB)
+    ext_so = os.path.join(NINJA_DIR, "_C" + sysconfig.get_config_var("EXT_SUFFIX"))
+    for p in (core_so, ext_so):
+        if not os.path.exists(p):
+            sys.exit(f"error: TORCHLIKE_PREBUILT=1 but {p} is not built (run python setup.py build_ninja)")
+    return core_so, ext_so
 
 
 class NinjaBuildExt(build_ext):
     def build_extension(self, ext):
+        if os.environ.get("TORCHLIKE_PREBUILT") == "1":
+            core_so, ext_so = prebuilt()
+            install_into(os.path.dirname(self.get_ext_fullpath(ext.name)), core_so, ext_so,
+                         os.path.basename(self.get_ext_fullpath(ext.name)))
+            return
         core_so, ext_so = build_extension()
         dest = self.get_ext_fullpath(ext.name)
         install_into(os.path.dirname(dest), core_so, ext_so, os.path.basename(dest))

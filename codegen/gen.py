@@ -133,11 +133,37 @@ def write_if_changed(path: str, text: str, written: list):
     written.append(path)
 
 
-def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACKENDS) -> list[str]:
+# Context namespaces parsed once per process: (path, mtime, size, backends) -> (name, ops by group).
+_context_cache: dict = {}
+
+
+def _load_context(path: str, backends) -> tuple:
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, backends)
+    if key not in _context_cache:
+        name, fns = load_native_file(path, backends=backends)
+        _context_cache[key] = (name, build_ops(fns, Namespace(name), backends))
+    return _context_cache[key]
+
+
+def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACKENDS, *, context=(),
+             nshards: int | None = None, include_root: str | None = None) -> list[str]:
     """Generates every namespace of `yaml_paths` (one path or a list) into
-    out_dir; returns the files whose text changed."""
+    out_dir; returns the files whose text changed.
+
+    context: YAML files whose namespaces are read for their operator names
+    only (nothing of theirs is written): an extension's build passes the
+    core's native_functions.yaml here, so the extension's derivative formulas
+    can call core operators whose headers are already installed.
+    nshards: files per sharded layer (default NUM_SHARDS); a small extension
+    builds faster with fewer.
+    include_root: the folder holding autograd/FunctionsManual.h, whose helpers
+    derivative formulas may call (default: the source tree's csrc/; an
+    installed torchlike's include/ folder otherwise)."""
     if isinstance(yaml_paths, (str, os.PathLike)):
         yaml_paths = [yaml_paths]
+    if isinstance(context, (str, os.PathLike)):
+        context = [context]
     backends = tuple(backends)
     for b in backends:
         if b not in KERNEL_BACKENDS:
@@ -151,11 +177,18 @@ def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACK
                                                  f"{next(q for ns, q, _ in loaded if ns.name == name)}")
         loaded.append((Namespace(name), str(p), fns))
     grouped = [(ns, p, build_ops(fns, ns, backends)) for ns, p, fns in loaded]
-    core_names = {o.cpp_name: f"ops/{base}.h" for ns, _, groups in grouped if ns.is_core
+    context_grouped = []
+    for p in context:
+        name, groups = _load_context(str(p), backends)
+        if any(ns.name == name for ns, _, _ in loaded):
+            raise CodegenError(_cli_loc(str(p)), f"namespace {name!r} is both generated and given as context")
+        context_grouped.append((Namespace(name), str(p), groups))
+    core_names = {o.cpp_name: f"ops/{base}.h" for ns, _, groups in grouped + context_grouped if ns.is_core
                   for base, ops in groups.items() for o in ops}
-    helpers = known_helpers(os.path.join(ROOT, "csrc", "autograd", "FunctionsManual.h"))
+    include_root = include_root or os.path.join(ROOT, "csrc")
+    helpers = known_helpers(os.path.join(include_root, "autograd", "FunctionsManual.h"))
     # FunctionsManual.h includes the per-area helper headers in manual/; their helpers count too.
-    for h in sorted(glob.glob(os.path.join(ROOT, "csrc", "autograd", "manual", "*.h"))):
+    for h in sorted(glob.glob(os.path.join(include_root, "autograd", "manual", "*.h"))):
         helpers |= known_helpers(h)
     # Developer escape hatch while writing helpers: such derivatives raise NotImplementedError at backward.
     allow_missing = os.environ.get("TORCHLIKE_ALLOW_MISSING_BACKWARD") == "1"
@@ -170,7 +203,7 @@ def generate(yaml_paths, out_dir: str, pyi_dir: str | None, backends=KERNEL_BACK
         header_of.update(core_names)
         attach_autograd(groups, set(header_of), helpers, allow_missing)
         gen = Generation(ns=ns, groups=groups, yaml_name=os.path.basename(yaml_path), backends=backends, env=env,
-                         header_of=header_of)
+                         header_of=header_of, include_root=include_root, **({"nshards": nshards} if nshards else {}))
         outputs = []
         for dest in (headers, functors, kernels_cpu, kernels_cuda, registration, autograd, autocast, python, register_all, cpp_api):
             outputs += dest.render_all(gen)
@@ -234,11 +267,15 @@ def main(argv=None):
     p.add_argument("--yaml", action="append", help="a native_functions YAML file (repeat for more namespaces)")
     p.add_argument("--out", default="build/generated")
     p.add_argument("--pyi", default=None)
+    p.add_argument("--context", action="append", default=[],
+                   help="a YAML file read for its operator names only, nothing generated (repeatable)")
+    p.add_argument("--shards", type=int, default=None, help="files per sharded layer")
     p.add_argument("--backends", default=",".join(KERNEL_BACKENDS),
                    help="backend kernel kinds to generate and register (comma-separated)")
     a = p.parse_args(argv)
     try:
-        written = generate(a.yaml or ["native_functions.yaml"], a.out, a.pyi, tuple(a.backends.split(",")))
+        written = generate(a.yaml or ["native_functions.yaml"], a.out, a.pyi, tuple(a.backends.split(",")),
+                           context=a.context, nshards=a.shards)
     except CodegenError as e:
         print(str(e), file=sys.stderr)
         return 1

@@ -43,6 +43,7 @@ class Generation:
     env: jinja2.Environment
     header_of: dict = field(default_factory=dict)  # C++ operator name -> include path of its ops/ header
     nshards: int = NUM_SHARDS
+    include_root: str = ""      # the hand-written headers' root (csrc/, or an installed torchlike's include/)
 
     def shards(self):
         """[(shard index, [(base, ops)])] in shard order; groups keep YAML order."""

@@ -93,7 +93,8 @@ def render_all(gen) -> list:
     bases = list(gen.groups)
     prov = f"all entries of {gen.yaml_name}"
     out = []
-    methods, functions = user_api(gen.groups, tensorbase_members(os.path.join(ROOT, "csrc", "c10", "Tensor.h")))
+    methods, functions = user_api(gen.groups, tensorbase_members(
+        os.path.join(gen.include_root or os.path.join(ROOT, "csrc"), "c10", "Tensor.h")))
     if gen.ns.is_core:
         out.append(Output("TensorBody.h", render(gen, "TensorBody.h.j2", [], bases=bases, methods=methods,
                                                  provenance=prov), HEADER))
