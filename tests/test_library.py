@@ -41,6 +41,13 @@ def test_builtin_ops_by_name():
     assert c.tolist() == [1, 2, 3, 10, 20, 30]
     s = tl.ops.aten.sum.dim_IntList(tl.ones(2, 3), [1], keepdim=True)
     assert tuple(s.shape) == (2, 1) and s.flatten().tolist() == [3.0, 3.0]
+    # out= overloads: `out` is keyword-only in the schema and first on a boxed stack
+    o = tl.empty(3)
+    r = tl.ops.aten.add.out(a, b, alpha=2, out=o)
+    assert r is o and o.tolist() == [21.0, 42.0, 63.0]
+    assert tl.ops.aten.mul.out(a, b, out=o).tolist() == [10.0, 40.0, 90.0]
+    with pytest.raises(TypeError, match="missing required argument 'out'"):
+        tl.ops.aten.mul.out(a, b)
 
 
 def test_builtin_ops_by_name_record_autograd():

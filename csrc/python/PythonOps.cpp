@@ -355,6 +355,10 @@ struct OpHandle {
   std::vector<std::optional<IValue>> defaults;  // per argument; nullopt = required
   std::vector<PyObject*> names;                  // interned argument names
   size_t num_positional = 0;                     // arguments before '*'
+  // A boxed stack follows the C++ signature: out= arguments first, then the
+  // rest (see aten/native/CpuFallback.cpp). boxed_order[j] is the schema
+  // position of stack slot j; empty when the two orders agree.
+  std::vector<size_t> boxed_order;
   std::mutex mu;
 
   void refresh(const c10::FunctionSchema* s) {
@@ -369,6 +373,16 @@ struct OpHandle {
       else defaults.emplace_back(std::nullopt);
       names.push_back(PyUnicode_InternFromString(a.name.c_str()));
       if (!a.kwarg_only) ++num_positional;
+    }
+    boxed_order.clear();
+    const auto& args = s->arguments();
+    bool any_out = false;
+    for (size_t i = 0; i < args.size(); ++i) any_out = any_out || args[i].isOut();
+    if (any_out) {
+      for (size_t i = 0; i < args.size(); ++i)
+        if (args[i].isOut()) boxed_order.push_back(i);
+      for (size_t i = 0; i < args.size(); ++i)
+        if (!args[i].isOut()) boxed_order.push_back(i);
     }
     schema = s;
   }
@@ -390,19 +404,38 @@ OpHandle* handle_for(const std::string& name) {
 
 // Binds args/kwargs to the schema into a stack, PyTorch's rules: positional
 // arguments fill the non-keyword-only parameters in order; the rest come by
-// name or from defaults. `boxed`: the arguments are a boxed kernel's stack,
-// every parameter in schema order, keyword-only ones included (what a Python
-// kernel or fallback receives and passes on with _ops_redispatch).
+// name or from defaults. The stack is left in boxed order (out= arguments
+// first). `boxed`: the arguments already are a boxed stack, every parameter
+// positionally in boxed order (what a Python kernel or fallback receives and
+// passes on with _ops_redispatch).
 void bind_arguments(OpHandle* h, const c10::FunctionSchema& s, PyObject* args, PyObject* kwargs, c10::Stack& stack,
                     bool boxed = false) {
   const auto& params = s.arguments();
   Py_ssize_t nargs = PyTuple_GET_SIZE(args);
   const std::string& op = h->entry->name();
-  size_t max_positional = boxed ? params.size() : h->num_positional;
-  TL_CHECK_TYPE((size_t)nargs <= max_positional, op, "() takes ", max_positional,
+  const bool reorder = !h->boxed_order.empty();
+  if (boxed) {
+    TL_CHECK_TYPE(kwargs == nullptr, op, "(): a boxed call takes no keyword arguments");
+    TL_CHECK_TYPE((size_t)nargs <= params.size(), op, "() takes ", params.size(), " positional arguments but ", nargs,
+                  " were given");
+    stack.reserve(params.size());
+    for (size_t j = 0; j < params.size(); ++j) {
+      size_t i = reorder ? h->boxed_order[j] : j;
+      if ((Py_ssize_t)j < nargs) {
+        stack.push_back(to_ivalue(PyTuple_GET_ITEM(args, (Py_ssize_t)j), params[i].type, op, params[i].name));
+      } else {
+        TL_CHECK_TYPE(h->defaults[i].has_value(), op, "() missing required argument '", params[i].name, "'");
+        stack.push_back(*h->defaults[i]);
+      }
+    }
+    return;
+  }
+  TL_CHECK_TYPE((size_t)nargs <= h->num_positional, op, "() takes ", h->num_positional,
                 " positional arguments but ", nargs, " were given");
   Py_ssize_t kw_used = 0;
-  stack.reserve(params.size());
+  c10::Stack bound;
+  c10::Stack& dst = reorder ? bound : stack;
+  dst.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     PyObject* o = nullptr;
     if ((Py_ssize_t)i < nargs) {
@@ -416,10 +449,10 @@ void bind_arguments(OpHandle* h, const c10::FunctionSchema& s, PyObject* args, P
       if (o) ++kw_used;
     }
     if (o) {
-      stack.push_back(to_ivalue(o, params[i].type, op, params[i].name));
+      dst.push_back(to_ivalue(o, params[i].type, op, params[i].name));
     } else {
       TL_CHECK_TYPE(h->defaults[i].has_value(), op, "() missing required argument '", params[i].name, "'");
-      stack.push_back(*h->defaults[i]);
+      dst.push_back(*h->defaults[i]);
     }
   }
   if (kwargs && kw_used != PyDict_GET_SIZE(kwargs)) {
@@ -430,6 +463,10 @@ void bind_arguments(OpHandle* h, const c10::FunctionSchema& s, PyObject* args, P
       for (PyObject* n : h->names) known = known || PyUnicode_Compare(k, n) == 0;
       if (!known) TL_CHECK_TYPE(false, op, "() got an unexpected keyword argument '", PyUnicode_AsUTF8(k), "'");
     }
+  }
+  if (reorder) {
+    stack.reserve(bound.size());
+    for (size_t i : h->boxed_order) stack.push_back(std::move(bound[i]));
   }
 }
 

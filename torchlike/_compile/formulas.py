@@ -18,25 +18,12 @@ from __future__ import annotations
 
 import ast
 import functools
-import os
-import sys
 
-__all__ = ["PointwiseOp", "pointwise_table", "composite_implicit_ops", "Emitter", "NoScalarForm", "codegen_root"]
+__all__ = ["PointwiseOp", "pointwise_table", "composite_implicit_ops", "Emitter", "NoScalarForm"]
 
 
 class NoScalarForm(Exception):
     """A formula that has no per-element C++ reading."""
-
-
-def codegen_root():
-    """The folder holding codegen/ and native_functions.yaml: the source tree
-    (an editable install) or the copy installed with the package."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for root in (os.path.join(here, "_generator"), os.path.dirname(here)):
-        if os.path.isdir(os.path.join(root, "codegen")) and os.path.isfile(os.path.join(root, "native_functions.yaml")):
-            return root
-    raise RuntimeError("torchlike.compile: the operator generator (codegen/ and native_functions.yaml) is not "
-                       "installed with this torchlike; install the 'ext' extra or use a source checkout")
 
 
 class PointwiseOp:
@@ -63,11 +50,14 @@ class PointwiseOp:
 
 @functools.lru_cache(maxsize=1)
 def _native_functions():
-    root = codegen_root()
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    from codegen.model import load_native_file  # noqa: E402
-    return load_native_file(os.path.join(root, "native_functions.yaml"))[1]
+    # The generator and the core YAML installed with this torchlike (a wheel
+    # ships both; cpp_extension finds them for functions_yaml= too).
+    from torchlike.utils.cpp_extension import _core_yaml, _import_codegen
+    try:
+        _, model = _import_codegen()
+    except RuntimeError as e:
+        raise RuntimeError(f"torchlike.compile reads the operators' formulas with torchlike's generator: {e}") from None
+    return model.load_native_file(_core_yaml())[1]
 
 
 @functools.lru_cache(maxsize=1)
