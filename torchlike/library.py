@@ -474,29 +474,43 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
 
 # ---------------------------------------------------------------- custom_op
 
-class _CustomOpAutograd(torchlike.autograd.Function):
-    """The Autograd-key kernel of a custom op with register_autograd: forward
-    runs the op below autograd, backward is the user's."""
+class _RegisteredAutograd(torchlike.autograd.Function):
+    """The Autograd-key kernel register_autograd gives an operator (a
+    custom_op, one defined with Library.define, or one from C++'s
+    TORCH_LIBRARY): forward runs the operator below autograd, backward is the
+    user's."""
 
     @staticmethod
-    def forward(ctx, opdef, *args):
-        out = opdef._opoverload(*args)
-        ctx._opdef = opdef
-        if opdef._setup_context is not None:
-            opdef._setup_context(ctx, args, out)
+    def forward(ctx, entry, *args):
+        out = entry.opoverload(*args)
+        ctx._entry = entry
+        if entry.setup_context is not None:
+            entry.setup_context(ctx, args, out)
+        ctx._nargs = len(args)
         return out
 
     @staticmethod
     def backward(ctx, *grads):
-        opdef = ctx._opdef
-        result = opdef._backward(ctx, *grads) if len(grads) > 1 else opdef._backward(ctx, grads[0])
+        entry = ctx._entry
+        result = entry.backward(ctx, *grads)
         if not isinstance(result, tuple):
             result = (result,)
-        n = len(opdef._arg_names)
-        if len(result) != n:
-            raise RuntimeError(f"{opdef._qualname}: the backward passed to register_autograd returned {len(result)} "
-                               f"gradients, but the operator has {n} arguments; return one (or None) per argument")
+        if len(result) != ctx._nargs:
+            raise RuntimeError(f"{entry.qualname}: the backward passed to register_autograd returned {len(result)} "
+                               f"gradients, but the operator has {ctx._nargs} arguments; return one (or None) per "
+                               f"argument")
         return (None,) + result
+
+
+class _AutogradEntry:
+    def __init__(self, qualname, backward, setup_context):
+        self.qualname = qualname
+        self.opoverload = _overload(qualname)
+        self.backward = backward
+        self.setup_context = setup_context
+
+    def __call__(self, *args):
+        return _RegisteredAutograd.apply(self, *args)
 
 
 class _NoAutograd(torchlike.autograd.Function):
@@ -532,9 +546,7 @@ class CustomOpDef(functools.partial):
         self._qualname = f"{namespace}::{name}"
         self._schema = schema
         self._init_fn = fn
-        self._backward = None
-        self._setup_context = None
-        self._arg_names = list(inspect.signature(fn).parameters)
+        self._autograd = None  # an _AutogradEntry once register_autograd is called
         self._kernels = {}
         self._opoverload = _overload(self._qualname)
         # Meta tensors reach the fake implementation only (never the Python
@@ -553,8 +565,9 @@ class CustomOpDef(functools.partial):
                                   f"meta tensors (shape inference, opcheck); add one with register_fake.")
 
     def _autograd_kernel(self, *args):
-        fn = _CustomOpAutograd if self._backward is not None else _NoAutograd
-        return fn.apply(self, *args)
+        if self._autograd is not None:
+            return self._autograd(*args)
+        return _NoAutograd.apply(self, *args)
 
     def register_kernel(self, device_types, fn=None, /):
         """Registers fn as the implementation for the device type(s) ("cpu", "cuda", ...)."""
@@ -580,8 +593,7 @@ class CustomOpDef(functools.partial):
         setup_context(ctx, inputs, output) saves what backward needs."""
         if not callable(backward):
             raise TypeError("register_autograd: backward must be callable")
-        self._backward = backward
-        self._setup_context = setup_context
+        self._autograd = _AutogradEntry(self._qualname, backward, setup_context)
 
     def register_autocast(self, device_type, cast_inputs):
         register_autocast(self._qualname, device_type, cast_inputs, lib=self._lib)
@@ -598,45 +610,6 @@ class CustomOpDef(functools.partial):
             yield
         finally:
             _C._library_remove(rid)
-
-
-class _RegisteredAutograd(torchlike.autograd.Function):
-    """The Autograd-key kernel register_autograd gives an operator that was not
-    made by custom_op (one defined with Library.define or in C++ with
-    TORCH_LIBRARY): forward runs the operator below autograd, backward is the
-    user's."""
-
-    @staticmethod
-    def forward(ctx, entry, *args):
-        out = entry.opoverload(*args)
-        ctx._entry = entry
-        if entry.setup_context is not None:
-            entry.setup_context(ctx, args, out)
-        ctx._nargs = len(args)
-        return out
-
-    @staticmethod
-    def backward(ctx, *grads):
-        entry = ctx._entry
-        result = entry.backward(ctx, *grads)
-        if not isinstance(result, tuple):
-            result = (result,)
-        if len(result) != ctx._nargs:
-            raise RuntimeError(f"{entry.qualname}: the backward passed to register_autograd returned {len(result)} "
-                               f"gradients, but the operator has {ctx._nargs} arguments; return one (or None) per "
-                               f"argument")
-        return (None,) + result
-
-
-class _AutogradEntry:
-    def __init__(self, qualname, backward, setup_context):
-        self.qualname = qualname
-        self.opoverload = _overload(qualname)
-        self.backward = backward
-        self.setup_context = setup_context
-
-    def __call__(self, *args):
-        return _RegisteredAutograd.apply(self, *args)
 
 
 def register_autograd(op, backward, /, *, setup_context=None, lib=None):

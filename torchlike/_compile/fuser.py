@@ -166,18 +166,23 @@ class _GroupSource:
         self.members = members          # [(node, PointwiseOp)]
         self.requires_grad = requires_grad
 
+    @staticmethod
+    def _bindings(node, op, var_of):
+        """op's parameter names -> the C++ expressions of node's arguments."""
+        out = {}
+        for (pname, kind), a in zip(op.params, node.args):
+            if kind == "Scalar":
+                out[pname] = Emitter.literal(a)
+            elif a.kind == "const":
+                out[pname] = Emitter.literal(a.const)
+            else:
+                out[pname] = var_of[id(a)]
+        return out
+
     def _forward(self, em, var_of):
         """Emits every member's value; var_of maps Value id -> C++ expression."""
         for node, op in self.members:
-            bindings = {}
-            for (pname, kind), a in zip(op.params, node.args):
-                if kind == "Scalar":
-                    bindings[pname] = Emitter.literal(a)
-                elif a.kind == "const":
-                    bindings[pname] = Emitter.literal(a.const)
-                else:
-                    bindings[pname] = var_of[id(a)]
-            var_of[id(node.outputs[0])] = em.apply(op, bindings)
+            var_of[id(node.outputs[0])] = em.apply(op, self._bindings(node, op, var_of))
 
     def forward_body(self):
         em = Emitter()
@@ -209,14 +214,7 @@ class _GroupSource:
             gv = grad_of.get(id(out))
             if gv is None:
                 continue
-            names = {"grad": gv, "result": var_of[id(out)]}
-            for (pname, kind), a in zip(op.params, node.args):
-                if kind == "Scalar":
-                    names[pname] = Emitter.literal(a)
-                elif a.kind == "const":
-                    names[pname] = Emitter.literal(a.const)
-                else:
-                    names[pname] = var_of[id(a)]
+            names = {**self._bindings(node, op, var_of), "grad": gv, "result": var_of[id(out)]}
             for (pname, kind), a in zip(op.params, node.args):
                 if kind != "Tensor" or a.kind == "const" or id(a) not in needs:
                     continue

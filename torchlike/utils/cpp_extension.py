@@ -478,6 +478,12 @@ def _load_yaml_extension(name, path, module_name, ext, is_python_module):
         return path
     if not hasattr(lib, f"PyInit_{module_name}"):
         return getattr(ops, ext.namespace)  # no pybind11 module: the operators are the interface
+    return _import_module(name, module_name, path)
+
+
+def _import_module(name, module_name, path):
+    """Imports the built extension module; raises what its TL_LIBRARY blocks could not register."""
+    from torchlike import _C
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -579,18 +585,14 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags, 
     _C._take_registration_errors()  # earlier libraries' errors are not this one's
     if yaml_ext is not None:
         return _load_yaml_extension(name, path, module_name, yaml_ext, is_python_module)
-    if not is_python_module:
-        import ctypes
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # its TL_LIBRARY registrations run now
-        module = path
-    else:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+    if is_python_module:
+        return _import_module(name, module_name, path)
+    import ctypes
+    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # its TL_LIBRARY registrations run now
     errors = _C._take_registration_errors()
     if errors:
         raise RuntimeError(f"extension '{name}' failed to register its operators:\n" + "\n".join(errors))
-    return module
+    return path
 
 
 def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_sycl_cflags=None, extra_ldflags=None,
