@@ -46,11 +46,41 @@ def mpi_module():
         except ImportError as e:
             raise RuntimeError("torchlike.distributed needs mpi4py and mpich: pip install mpi4py mpich "
                                "(or pip install torchlike[distributed])") from e
-        if "mpi4py.MPI" not in sys.modules:
-            mpi4py.rc.thread_level = "multiple"
+        fresh = "mpi4py.MPI" not in sys.modules
+        if fresh:
+            mpi4py.rc.initialize = False
+            mpi4py.rc.finalize = True
         from mpi4py import MPI
+        if not MPI.Is_initialized():
+            _init_without_gil(MPI)
         _MPI = MPI
     return _MPI
+
+
+def _init_without_gil(MPI):
+    """MPI_Init_thread(MPI_THREAD_MULTIPLE) with the GIL released.
+
+    MPI_Init waits for every rank (the PMI barrier). mpi4py's own
+    initialisation holds the GIL meanwhile, which would freeze the threads of
+    this process that other ranks still need before they can reach MPI_Init:
+    the TCPStore server they rendezvous through runs in rank 0. A ctypes call
+    releases the GIL."""
+    import ctypes
+    lib = None
+    try:
+        with open("/proc/self/maps") as f:
+            paths = [line.split()[-1] for line in f if "/libmpi.so" in line or "/libmpi_abi.so" in line]
+        if paths:
+            lib = ctypes.CDLL(paths[0])
+    except OSError:
+        lib = None
+    if lib is None or "libmpi_abi" in getattr(lib, "_name", ""):
+        MPI.Init_thread(MPI.THREAD_MULTIPLE)
+        return
+    provided = ctypes.c_int(0)
+    rc = lib.MPI_Init_thread(None, None, ctypes.c_int(MPI.THREAD_MULTIPLE), ctypes.byref(provided))
+    if rc != 0:
+        raise RuntimeError(f"MPI_Init_thread failed with error code {rc}")
 
 
 def initialized():

@@ -372,6 +372,12 @@ class TCPStore(Store):
         while True:
             try:
                 sock = socket.create_connection((host, port), timeout=max(0.1, min(5.0, timeout)))
+                if sock.getsockname() == sock.getpeername():
+                    # TCP self-connect: with no listener yet, a connect to a port in
+                    # the ephemeral range can be given that same port as its source
+                    # and connect to itself. Drop it and retry.
+                    sock.close()
+                    raise ConnectionRefusedError("connected to itself; the server is not listening yet")
                 sock.settimeout(None)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 return sock
