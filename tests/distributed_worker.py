@@ -334,7 +334,7 @@ def ddp_training(rank, world_size, port, error_dir):
     dist.destroy_process_group()
 
 
-def spawn_raise(rank, world_size, port):
+def spawn_raise(rank, world_size, port, unused=None):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=world_size)

@@ -37,8 +37,9 @@ def launched_by_mpiexec():
     return None
 
 
-def mpi_module():
-    """mpi4py.MPI, initialising MPI if no one has (needs the environment set up)."""
+def mpi_module(finalize=True):
+    """mpi4py.MPI, initialising MPI if no one has (needs the environment set up).
+    finalize=False: no MPI_Finalize at exit (see _pmi_rendezvous)."""
     global _MPI
     if _MPI is None:
         try:
@@ -49,7 +50,7 @@ def mpi_module():
         fresh = "mpi4py.MPI" not in sys.modules
         if fresh:
             mpi4py.rc.initialize = False
-            mpi4py.rc.finalize = True
+            mpi4py.rc.finalize = finalize
         from mpi4py import MPI
         if not MPI.Is_initialized():
             _init_without_gil(MPI)
@@ -109,7 +110,12 @@ def bring_up(rank, world_size, store, timeout_s, server_host=None):
                              "not started by mpiexec (set RANK and WORLD_SIZE, or pass rank= and world_size=)")
         if world_size > 1:
             _pmi_rendezvous(rank, world_size, store, timeout_s, server_host)
-        MPI = mpi_module()
+        # No MPI_Finalize at exit for these processes: it ends with a PMI
+        # barrier, so a rank leaving with an exception would wait there for
+        # ranks that wait for it, and its launcher (spawn) would never see it
+        # fail. Nothing is lost: MPICH unlinks its shared memory right after
+        # MPI_Init, and our PMI server just sees the connection close.
+        MPI = mpi_module(finalize=False)
     world = MPI.COMM_WORLD
     if world_size not in (-1, None) and world.Get_size() != world_size:
         raise RuntimeError(f"init_process_group: world_size={world_size} but MPI_COMM_WORLD has "

@@ -508,7 +508,7 @@ class FileStore(Store):
                 return False
             return self._locked(delete)
         if name == "num_keys":
-            return self._locked(lambda f: len(self._read(f)))
+            return self._locked(lambda f: sum(1 for k in self._read(f) if not k.startswith("__tl_queue/")))
         if name == "check":
             return self._locked(lambda f: all(k in self._read(f) for k in args[0]))
         if name == "append":

@@ -9,6 +9,7 @@ from torchlike.nn.modules import ParameterList, ParameterDict, Identity, Linear 
 from torchlike.nn import modules  # noqa: F401
 from torchlike.nn import utils  # noqa: F401
 from torchlike.nn import parallel  # noqa: F401
+from torchlike.nn.parallel import DataParallel  # noqa: F401
 
 
 def factory_kwargs(kwargs):
