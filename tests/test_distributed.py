@@ -350,3 +350,33 @@ def test_pytorch_names_parity():
         assert hasattr(dist.ReduceOp, name)
     assert tdist.default_pg_timeout == dist.default_pg_timeout
     del torch_
+
+
+def test_launcher_two_nodes_on_loopback(tmp_path):
+    # --nnodes 2: each node's launcher starts its own ranks, which join one
+    # MPI world through the store on the master (no mpiexec across nodes)
+    script = tmp_path / "two_nodes.py"
+    script.write_text(textwrap.dedent("""
+        import os
+        import torchlike as torch
+        import torchlike.distributed as dist
+        dist.init_process_group("gloo")
+        r = dist.get_rank()
+        assert r == int(os.environ["RANK"]) and dist.get_world_size() == 4
+        assert int(os.environ["LOCAL_RANK"]) == r % 2 and int(os.environ["GROUP_RANK"]) == r // 2
+        t = torch.tensor([float(r)])
+        dist.all_reduce(t)
+        assert t.item() == 6.0
+        print("NODE RANK OK", r)
+    """))
+    port = _free_port()
+    common = ["--nnodes", "2", "--nproc_per_node", "2", "--master_addr", "127.0.0.1", "--master_port", str(port)]
+    cmd = [sys.executable, "-m", "torchlike.distributed.run"]
+    other = subprocess.Popen(cmd + common + ["--node_rank", "1", str(script)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=_env())
+    p = subprocess.run(cmd + common + ["--node_rank", "0", str(script)], capture_output=True, text=True,
+                       timeout=90, env=_env())
+    out1, err1 = other.communicate(timeout=90)
+    assert p.returncode == 0 and other.returncode == 0, p.stderr + err1
+    assert sorted(line for line in (p.stdout + out1).splitlines() if "NODE RANK OK" in line) == \
+        [f"NODE RANK OK {r}" for r in range(4)]
