@@ -18,7 +18,6 @@ DistBackendError), and a few seconds later calls MPI_Abort, which stops every
 rank of the job: MPI offers no way back from a collective some rank never
 entered.
 """
-import os
 import queue
 import sys
 import threading

@@ -22,8 +22,7 @@ from urllib.parse import parse_qs, urlparse
 import torchlike
 from torchlike.distributed import _mpi_world
 from torchlike.distributed._engine import Work, abort, engine
-from torchlike.distributed._store import (DistBackendError, DistError, FileStore, HashStore, PrefixStore, Store,
-                                          TCPStore)
+from torchlike.distributed._store import DistBackendError, DistError, FileStore, PrefixStore, TCPStore
 
 default_pg_timeout = timedelta(minutes=30)
 GroupName = str
@@ -232,6 +231,8 @@ def _np(t):
     """A writable NumPy view of contiguous CPU tensor `t`'s memory, flattened;
     bfloat16 as its int16 bits, bool as uint8."""
     t = t.detach()
+    if not t.is_contiguous():
+        raise AssertionError("torchlike.distributed: internal error, MPI buffer is not contiguous")
     if t.dtype == torchlike.bfloat16 or t.dtype == torchlike.float16:
         t = t.view(torchlike.int16)
     elif t.dtype == torchlike.bool:
@@ -248,7 +249,7 @@ class _Staged:
         self.t = t
         narrow = for_reduce and t.dtype in (torchlike.float16, torchlike.bfloat16)
         if narrow:
-            self.c = t.detach().float()
+            self.c = t.detach().float().contiguous()
         elif t.is_contiguous():
             self.c = t.detach()
         elif copy_in:

@@ -3,8 +3,6 @@ original but the parameter values (copied; a copy's backward reaches the
 original's parameters through the copy's autograd graph)."""
 import copy
 
-import torchlike
-
 __all__ = ["replicate"]
 
 
