@@ -344,6 +344,20 @@ def spawn_raise(rank, world_size, port, unused=None):
     time.sleep(60)
 
 
+def init_method_case(rank, world_size, port, method):
+    url = f"tcp://127.0.0.1:{port}" if method == "tcp" else f"file://{method}"
+    dist.init_process_group("gloo", init_method=url, rank=rank, world_size=world_size)
+    t = torch.tensor([float(rank + 1)])
+    dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)
+    assert t.item() == float(np.prod(np.arange(1, world_size + 1)))
+    try:
+        dist.init_process_group("gloo", init_method=url, rank=rank, world_size=world_size)
+        raise AssertionError("a second init_process_group should raise")
+    except ValueError as e:
+        assert "twice" in str(e)
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     if os.environ.get("TL_DIST_TEST_DUMP"):
         import faulthandler

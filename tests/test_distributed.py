@@ -99,6 +99,13 @@ def test_collective_timeout_aborts_all_ranks():
     assert "all_reduce" in p.stderr and "rank(s) that did not arrive: 1" in p.stderr, p.stderr
 
 
+@pytest.mark.parametrize("method", ["tcp", "file"])
+def test_init_methods_via_spawn(method, tmp_path):
+    arg = repr("tcp" if method == "tcp" else str(tmp_path / "rendezvous"))
+    p, _ = _spawn("init_method_case", 2, extra_args=arg)
+    assert p.returncode == 0 and "SPAWN OK" in p.stdout, p.stdout + p.stderr
+
+
 def test_spawned_rank_that_raises():
     p, elapsed = _spawn("spawn_raise", 2, timeout=60)
     assert p.returncode != 0
