@@ -344,6 +344,16 @@ def spawn_raise(rank, world_size, port, unused=None):
     time.sleep(60)
 
 
+def spawn_timeout(rank, world_size, port, unused=None):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world_size, timeout=timedelta(seconds=2))
+    if rank == 1:
+        time.sleep(60)
+    work = dist.all_reduce(torch.ones(2), async_op=True)
+    work.wait()  # raises DistBackendError after 2 s
+
+
 def init_method_case(rank, world_size, port, method):
     url = f"tcp://127.0.0.1:{port}" if method == "tcp" else f"file://{method}"
     dist.init_process_group("gloo", init_method=url, rank=rank, world_size=world_size)

@@ -6,6 +6,7 @@ bootstrap); the rank programs are in distributed_worker.py and check their
 values against NumPy themselves. Single-process tests cover the stores,
 names and DataParallel's CPU behaviour."""
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -36,10 +37,24 @@ def _env(**extra):
     return env
 
 
+def _run(cmd, timeout, env=None):
+    """subprocess.run in a session of its own, so that a hang is cleaned up
+    whole (ranks included) instead of leaving orphans behind."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or _env(),
+                            cwd=ROOT, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{cmd} hung for {timeout} s:\n{out}\n{err}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def _launch(nproc, *args, launcher="run", timeout=90, env=None):
     cmd = [sys.executable, "-m", f"torchlike.distributed.{launcher}", "--nproc_per_node", str(nproc)] + list(args)
     t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env or _env(), cwd=ROOT)
+    p = _run(cmd, timeout, env)
     return p, time.monotonic() - t0
 
 
@@ -58,8 +73,7 @@ def _spawn(fn_name, nproc, timeout=90, extra_args="None"):
             print("SPAWN OK")
     """)
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=_env(),
-                       cwd=ROOT)
+    p = _run([sys.executable, "-c", code], timeout)
     return p, time.monotonic() - t0
 
 
@@ -104,6 +118,15 @@ def test_init_methods_via_spawn(method, tmp_path):
     arg = repr("tcp" if method == "tcp" else str(tmp_path / "rendezvous"))
     p, _ = _spawn("init_method_case", 2, extra_args=arg)
     assert p.returncode == 0 and "SPAWN OK" in p.stdout, p.stdout + p.stderr
+
+
+def test_spawned_collective_timeout():
+    # the waiting rank raises DistBackendError naming the collective and the
+    # missing rank; spawn reports it and stops the rank that never arrived
+    p, elapsed = _spawn("spawn_timeout", 2, timeout=60)
+    assert p.returncode != 0 and elapsed < 2 + 5 + 8, (elapsed, p.stderr)
+    assert "DistBackendError" in p.stderr and "all_reduce" in p.stderr
+    assert "rank(s) that did not arrive: 1" in p.stderr
 
 
 def test_spawned_rank_that_raises():
@@ -170,7 +193,7 @@ def test_pytorch_ddp_tutorial_via_spawn(tmp_path):
             run_demo(demo_basic, 2)
             print("TUTORIAL DONE")
     """))
-    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=90, env=_env())
+    p = _run([sys.executable, str(script)], 90)
     assert p.returncode == 0 and "TUTORIAL DONE" in p.stdout, p.stdout + p.stderr
     assert "Running basic DDP example on rank 1." in p.stdout
 
