@@ -9,7 +9,6 @@ through a contiguous copy that is written back; float16/bfloat16 reductions
 run in float32 (MPI has no arithmetic for them). Every collective runs on the
 engine's worker thread (see _engine.py); async_op=True returns its Work.
 """
-import contextlib
 import enum
 import io
 import os
@@ -159,9 +158,9 @@ class _Options:
     """Per-call options of the ProcessGroup methods (PyTorch's *Options)."""
 
     def __init__(self, **defaults):
+        self.timeout = default_pg_timeout
         for k, v in defaults.items():
             setattr(self, k, v)
-        self.timeout = default_pg_timeout
 
 
 class AllreduceOptions(_Options):
@@ -393,10 +392,6 @@ class ProcessGroupGloo(ProcessGroup):
         MPI, rank, size = _mpi_world.bring_up(rank, size, store, timeout.total_seconds())
         name = f"gloo_{_next_group_id()}"
         super().__init__(MPI.COMM_WORLD.Dup(), range(size), name, Backend.GLOO, timeout, store)
-
-
-class _GroupMember(type):
-    pass
 
 
 class GroupMember:
@@ -947,6 +942,7 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, asy
     pg = _group(group)
     works = [_all_gather_impl(outs, t, pg, True) for outs, t in zip(output_tensor_lists, input_tensor_list)]
     if async_op:
+        # the engine runs them in order: the last one done means all are
         return works[-1] if works else None
     for w in works:
         w.wait()
@@ -1426,16 +1422,9 @@ def breakpoint(rank=0, skip=0):  # noqa: A001 - PyTorch's name
     if get_rank() == rank:
         import pdb
         import sys
-        p = pdb.Pdb()
         try:
-            sys.stdin = open("/dev/stdin")
+            sys.stdin = open("/dev/stdin")  # a launcher may have given the rank no terminal
         except OSError:
             pass
-        p.set_trace(__import__("sys")._getframe(1))
+        pdb.Pdb().set_trace(sys._getframe(1))
     barrier()
-
-
-@contextlib.contextmanager
-def _coalescing_manager(group=None, device=None, async_ops=False):
-    """Collectives inside the block are issued as they come (MPI keeps them in order)."""
-    yield None
