@@ -306,6 +306,19 @@ def ddp_training(rank, world_size, port, error_dir):
     expect = 2 * 2 * np.mean([q + 1 for q in range(world_size)])
     close(m.used.weight.grad, np.full((2, 4), expect, np.float32), 1e-5, "find_unused grads")
 
+    # without find_unused_parameters, an unused parameter leaves the reduction
+    # unfinished, and the next forward says so (a forward alone is fine)
+    torch.manual_seed(3)
+    m = Branchy()
+    ddp4 = DDP(m)
+    ddp4(torch.ones(2, 4))
+    ddp4(torch.ones(2, 4)).sum().backward()
+    try:
+        ddp4(torch.ones(2, 4))
+        raise AssertionError("an unfinished reduction should be reported")
+    except RuntimeError as e:
+        assert "Expected to have finished reduction" in str(e) and "unused.weight" in str(e)
+
     # SyncBatchNorm: statistics and gradients of BatchNorm over the global batch
     C = 3
     g = np.random.default_rng(5)

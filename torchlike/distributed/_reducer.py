@@ -120,7 +120,10 @@ class Reducer:
 
     # ---- per iteration
     def prepare_for_backward(self, outputs=()):
-        if self._expect and self._pending_total:
+        if self._expect and 0 < self._pending_total < len(self.params):
+            # Some gradients were reduced in the last backward, others never
+            # arrived: a forward without backward (evaluation with grad mode
+            # on) is fine, a half-finished reduction is not.
             names = [self.names.get(i, str(i)) for i in range(len(self.params)) if not self._is_ready[i]]
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting a new one. This error "

@@ -88,9 +88,10 @@ class DistributedDataParallel(Module):
                 and self._pg.size() > 1:
             _sync_tensors(self._module_buffers, self._pg)
         if torchlike.is_grad_enabled() and self.require_backward_grad_sync:
-            # Fail on a previous iteration that never finished its reduction
-            # before running this one's forward.
-            self.reducer.prepare_for_backward(()) if not self.find_unused_parameters else None
+            # Without unused-parameter detection the reducer is reset (and a
+            # previous, half-finished reduction reported) before the forward.
+            if not self.find_unused_parameters:
+                self.reducer.prepare_for_backward()
             output = self.module(*inputs, **kwargs)
             if self.find_unused_parameters:
                 self.reducer.prepare_for_backward(output)
