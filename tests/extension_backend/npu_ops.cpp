@@ -13,6 +13,7 @@
 #include "npu.h"
 #include "ops/add.h"
 #include "ops/as_strided.h"
+#include "ops/copy.h"
 #include "ops/empty_strided.h"
 #include "ops/fill.h"
 #include "ops/view.h"
