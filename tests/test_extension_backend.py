@@ -197,6 +197,37 @@ def test_mixing_devices_raises(npu):
     np.testing.assert_array_equal(arr(x), [1, 1, 1])  # a refused in-place op leaves its tensor alone
 
 
+def test_fallback_follows_alias_annotations_of_custom_ops(npu):
+    """Operators defined in Python with CPU kernels only (torchlike.library)
+    run on the backend through the fallback, which reads their schema's alias
+    annotations: a written argument is updated, a view result is a view of
+    the backend tensor, a fresh result comes back as a copy."""
+    lib = tl.library.Library("npu_alias_test", "DEF")
+    try:
+        lib.define("scale_(Tensor(a!) x, float s) -> ()")
+        lib.define("first_row(Tensor(a) x) -> Tensor(a)")
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("scale_", lambda x, s: x.mul_(s), "CPU")
+        lib.impl("first_row", lambda x: x[0], "CPU")
+        lib.impl("twice", lambda x: x * 2, "CPU")
+        ops = tl.ops.npu_alias_test
+        x = tl.arange(6.0).reshape(2, 3).npu()
+        assert ops.scale_(x, 10.0) is None
+        np.testing.assert_array_equal(arr(x), [[0, 10, 20], [30, 40, 50]])
+        row = ops.first_row(x[1:])  # a view: of the npu tensor's storage, not of a CPU copy
+        assert row.is_npu and row.shape == (3,)
+        row.fill_(-1.0)
+        np.testing.assert_array_equal(arr(x), [[0, 10, 20], [-1, -1, -1]])
+        t = ops.twice(x)
+        assert t.is_npu
+        np.testing.assert_array_equal(arr(t), 2 * arr(x))
+        # A view of an input whose CPU copy has another layout cannot be mapped back.
+        with pytest.raises(NotImplementedError, match="npu_alias_test::first_row returns a view of its input"):
+            ops.first_row(x[:, ::2])
+    finally:
+        lib._destroy()
+
+
 # ------------------------------------------------------------------ autograd, autocast
 
 def test_autograd_needs_no_registration(npu):
@@ -294,8 +325,15 @@ def test_allocator_counters_return_to_zero(npu):
 
 
 def test_uninstalled_backend_is_unavailable(npu_ext):
-    # Outside the `npu` fixture the runtime is not registered.
+    # Outside the `npu` fixture the runtime and the fallback are not registered.
     assert not npu_ext.is_available()
+    assert "PrivateUse1: missing" in tl._C._dispatch_dump_table("aten::relu")
+    install(npu_ext)
+    try:
+        assert "PrivateUse1: npu CPU fallback [backend fallback]" in tl._C._dispatch_dump_table("aten::relu")
+    finally:
+        uninstall(npu_ext)
+    assert "PrivateUse1: missing" in tl._C._dispatch_dump_table("aten::relu")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta, privateuseone device type"):
         tl.device("npu")
     with pytest.raises(RuntimeError, match="'privateuseone' is not available"):

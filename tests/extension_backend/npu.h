@@ -23,6 +23,11 @@ void uninstall();
 // kernels can reuse the CPU kernels without a copy.
 c10::TensorBase host_alias(const c10::TensorBase& t);
 
+// The CPU fallback for every operator without an npu kernel (npu_ops.cpp),
+// registered by install() and removed by uninstall().
+void install_fallback();
+void uninstall_fallback();
+
 // How many calls took the CPU fallback, and how many the native kernels.
 int64_t fallback_calls();
 int64_t native_calls();

@@ -111,11 +111,13 @@ void install(int num_devices) {
   g_previous.from_npu = at::native::registerCopyKernel(kNpu, DeviceType::CPU, &copy_npu);
   g_previous.within = at::native::registerCopyKernel(kNpu, kNpu, &copy_npu);
   g_previous.generators = c10::registerGeneratorFactory(kNpu, &make_generator);
+  install_fallback();
   g_previous.installed = true;
 }
 
 void uninstall() {
   if (!g_previous.installed) return;
+  uninstall_fallback();
   if (g_previous.guard) c10::registerDeviceGuardImpl(g_previous.guard);
   else c10::deregisterDeviceGuardImpl(kNpu);
   c10::setAllocator(kNpu, g_previous.allocator);

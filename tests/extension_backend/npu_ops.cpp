@@ -6,6 +6,7 @@
 // the CPU, runs the op there and copies the results back. Autograd and
 // autocast need nothing here: their kernels are registered for every backend.
 #include <atomic>
+#include <memory>
 #include <optional>
 
 #include "aten/native/CpuFallback.h"
@@ -111,8 +112,25 @@ TL_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.Tensor", TL_KERNEL(npu::add_npu));
 }
 
-// Everything else: run on the CPU and copy back. A backend without counters
-// writes `at::native::registerCpuFallback(m);` here instead.
-TL_LIBRARY_IMPL(_, PrivateUse1, m) {
-  m.fallback(c10::KernelFunction::makeFromBoxed(&npu::counting_fallback, nullptr, nullptr, "npu CPU fallback"));
+// Everything else runs on the CPU and is copied back. The fallback is
+// registered by install() and removed by uninstall() (a Library object
+// undoes its registrations when destroyed), so a process that uninstalls the
+// backend is left as it was: the tests share their process with others that
+// install a PrivateUse1 backend of their own. A backend that stays for the
+// process's lifetime writes it with the macro instead:
+//
+//   TL_LIBRARY_IMPL(_, PrivateUse1, m) { at::native::registerCpuFallback(m); }
+namespace npu {
+namespace {
+std::unique_ptr<c10::Library> g_fallback;
+}  // namespace
+
+void install_fallback() {
+  if (g_fallback) return;
+  g_fallback = std::make_unique<c10::Library>("_", c10::DispatchKey::PrivateUse1);
+  g_fallback->fallback(c10::KernelFunction::makeFromBoxed(&counting_fallback, nullptr, nullptr, "npu CPU fallback"));
 }
+
+void uninstall_fallback() { g_fallback.reset(); }
+
+}  // namespace npu
