@@ -2,6 +2,8 @@
 // any operator can run. An allocator (with counters, so tests see memory come
 // back), a DeviceGuard implementation (device count, a per-thread current
 // device), copy kernels between npu and CPU, and a random generator factory.
+// install() registers them (and the CPU fallback), uninstall() puts back
+// what was there before.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>

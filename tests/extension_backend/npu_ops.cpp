@@ -2,9 +2,10 @@
 // the PrivateUse1 key. A handful run natively: the factories (so tensors are
 // made by the npu allocator), the view ops (geometry over npu storage),
 // fill_ and add.Tensor; every other operator reaches the CPU kernels through
-// the CPU fallback (aten/native/CpuFallback.h), which copies the arguments to
-// the CPU, runs the op there and copies the results back. Autograd and
-// autocast need nothing here: their kernels are registered for every backend.
+// the CPU fallback (aten/native/CpuFallback.h, at the end of this file),
+// which copies the arguments to the CPU, runs the op there and copies the
+// results back. Autograd and autocast need nothing here: their kernels are
+// registered for every backend.
 #include <atomic>
 #include <memory>
 #include <optional>
