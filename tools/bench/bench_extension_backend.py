@@ -1,7 +1,7 @@
 """The PrivateUse1 test backend (tests/extension_backend/): how long
 cpp_extension.load takes to build it, and what an op costs on it.
 
-    python tools/bench/bench_extension_backend.py [--cold N] [--warm N] [--size N]
+    python tools/bench/bench_extension_backend.py [--cold N] [--warm N] [--size N] [--threads N]
 
 - cold load: an empty build folder to an imported, installed backend (three
   C++ files compiled and linked with ninja, then imported), each in a fresh
@@ -15,8 +15,12 @@ cpp_extension.load takes to build it, and what an op costs on it.
 
 Medians: builds over their repeats (seconds each, so fewer than 15); ops
 with tools/bench/_timing.py (median of >= 15 repeats after warm-up,
-interleaved so a busy spell of the machine hits both sides alike). There is
-no PyTorch figure: PyTorch's equivalent needs its own out-of-tree backend."""
+interleaved so a busy spell of the machine hits both sides alike), with
+OMP_NUM_THREADS=1 unless --threads says otherwise: on a machine shared with
+other work, a fallback op's three parallel regions (copy in, kernel, copy
+out) each wait for a descheduled worker thread, which measured the machine's
+load (ratios of 100x and more) rather than the backend. There is no PyTorch
+figure: PyTorch's equivalent needs its own out-of-tree backend."""
 import argparse
 import os
 import statistics
@@ -58,7 +62,10 @@ def main():
     p.add_argument("--cold", type=int, default=3)
     p.add_argument("--warm", type=int, default=5)
     p.add_argument("--size", type=int, default=256, help="matrix side for the op timings")
+    p.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS for the op timings (0: leave as is)")
     a = p.parse_args()
+    if a.threads:
+        os.environ["OMP_NUM_THREADS"] = str(a.threads)  # read when torchlike is first imported, below
     print(f"CPU: {cpu_name()} ({os.cpu_count()} cores, shared with other work: figures are indicative)")
 
     cold, warm = [], []
@@ -94,7 +101,8 @@ def main():
             ("add_ in place (fallback)", lambda x, y: x.add_(y, alpha=0.0)),
             ("view (native kernel)", lambda x, y: x.view(-1)),
         ]
-        print(f"\nper call, {n}x{n} float32 (median of >= 15, interleaved)")
+        threads = os.environ.get("OMP_NUM_THREADS", "default")
+        print(f"\nper call, {n}x{n} float32, OMP_NUM_THREADS={threads} (median of >= 15, interleaved)")
         print(f"{'op':28s} {'npu us':>10s} {'cpu us':>10s} {'npu/cpu':>8s}")
         for name, f in cases:
             t_npu, t_cpu = interleaved_median_times([lambda: f(xn, yn), lambda: f(xc, yc)], number=20)
