@@ -116,6 +116,13 @@ def test_naming_errors(npu):
         tl._register_device_module("tpu", npu)
 
 
+def test_backend_registration_module_is_the_same_api():
+    from torchlike.utils import backend_registration as br
+    assert br.rename_privateuse1_backend is tl.utils.rename_privateuse1_backend
+    assert br.generate_methods_for_privateuse1_backend is tl.utils.generate_methods_for_privateuse1_backend
+    assert br._get_privateuse1_backend_name() == "privateuseone"
+
+
 def test_rename_refuses_builtin_names():
     with pytest.raises(RuntimeError, match="cannot name a PrivateUse1 backend"):
         tl.utils.rename_privateuse1_backend("cuda")

@@ -8,7 +8,7 @@ import importlib
 
 from torchlike._privateuse1 import generate_methods_for_privateuse1_backend, rename_privateuse1_backend  # noqa: F401
 
-_SUBMODULES = ("data", "checkpoint", "hooks", "tensorboard", "cpp_extension", "summary")
+_SUBMODULES = ("data", "checkpoint", "hooks", "tensorboard", "cpp_extension", "summary", "backend_registration")
 
 
 def __getattr__(name):
