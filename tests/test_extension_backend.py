@@ -86,6 +86,11 @@ def test_naming_the_backend(npu):
     assert x.npu("npu:1").device.index == 1 and x.npu(tl.device("npu")).device.index == 0
     np.testing.assert_array_equal(arr(y), arr(x))
     assert y.npu() is y  # already there: no copy
+    # Values are read through a CPU copy: tolist, item, printing; numpy() refuses, as for CUDA.
+    assert y.tolist() == x.tolist() and y[1, 2].item() == 5.0
+    assert repr(tl.arange(3.0).npu(1)) == "tensor([0., 1., 2.], device='npu:1')"
+    with pytest.raises(TypeError, match="can't convert npu:0 device type tensor to numpy"):
+        y.numpy()
     npu.set_device(1)
     try:
         assert tl.empty(2, device="npu").device == tl.device("npu:1")  # index-less: the current device
@@ -214,9 +219,11 @@ def test_fallback_follows_alias_annotations_of_custom_ops(npu):
         lib.define("scale_(Tensor(a!) x, float s) -> ()")
         lib.define("first_row(Tensor(a) x) -> Tensor(a)")
         lib.define("twice(Tensor x) -> Tensor")
+        lib.define("reshaped(Tensor(a) x) -> Tensor(a)")
         lib.impl("scale_", lambda x, s: x.mul_(s), "CPU")
         lib.impl("first_row", lambda x: x[0], "CPU")
         lib.impl("twice", lambda x: x * 2, "CPU")
+        lib.impl("reshaped", lambda x: x.reshape(-1), "CPU")  # a view when it can be, else a copy
         ops = tl.ops.npu_alias_test
         x = tl.arange(6.0).reshape(2, 3).npu()
         assert ops.scale_(x, 10.0) is None
@@ -228,6 +235,15 @@ def test_fallback_follows_alias_annotations_of_custom_ops(npu):
         t = ops.twice(x)
         assert t.is_npu
         np.testing.assert_array_equal(arr(t), 2 * arr(x))
+        flat = ops.reshaped(x)
+        assert flat.is_npu and flat.shape == (6,)
+        flat[0] = 7.0  # a view (x is contiguous): writes through
+        assert arr(x)[0, 0] == 7.0
+        copied = ops.reshaped(x.t())  # the CPU kernel copied: a fresh npu tensor
+        assert copied.is_npu
+        np.testing.assert_array_equal(arr(copied), arr(x).T.reshape(-1))
+        copied[0] = -5.0
+        assert arr(x)[0, 0] == 7.0
         # A view of an input whose CPU copy has another layout cannot be mapped back.
         with pytest.raises(NotImplementedError, match="npu_alias_test::first_row returns a view of its input"):
             ops.first_row(x[:, ::2])

@@ -176,15 +176,20 @@ void cpuFallback(const c10::OperatorEntry& op, c10::Stack* stack) {
           continue;
         }
         // A view result: the same geometry on the original's storage, when
-        // the CPU copy laid the elements out as the original does.
+        // the CPU copy laid the elements out as the original does. A kernel
+        // that may return a copy instead (as reshape may) gave a fresh
+        // tensor, which goes back as one.
         bool same_storage = copy.defined() && r.unsafeGetTensorImpl()->storage().get() ==
                                                   copy.unsafeGetTensorImpl()->storage().get();
-        TL_CHECK_NOT_IMPLEMENTED(same_storage && copy.strides().equals(orig.strides()), op.name(),
-                                 " returns a view of its input, which the CPU fallback cannot map back onto the ",
-                                 device.str(), " tensor; register a kernel for it on the backend");
-        v.tensor = at::_ops::as_strided(orig, r.sizes(), r.strides(),
-                                        orig.storage_offset() + (r.storage_offset() - copy.storage_offset()));
-        continue;
+        if (same_storage) {
+          TL_CHECK_NOT_IMPLEMENTED(copy.strides().equals(orig.strides()), op.name(),
+                                   " returns a view of its input, which the CPU fallback cannot map back onto the ",
+                                   device.str(), " tensor (its CPU copy has another layout); register a kernel for "
+                                   "it on the backend");
+          v.tensor = at::_ops::as_strided(orig, r.sizes(), r.strides(),
+                                          orig.storage_offset() + (r.storage_offset() - copy.storage_offset()));
+          continue;
+        }
       }
       // A result that is one of the CPU copies (an op returning an input
       // unchanged) is that input.

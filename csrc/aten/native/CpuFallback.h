@@ -19,7 +19,9 @@
 //     CPU kernel resized its copy;
 //  5. returns, per result: the argument itself for a `Tensor(a!)` result (so
 //     `x.add_(y)` returns x), a view of the argument for a `Tensor(a)` view
-//     result when the geometry maps back, else a copy on the backend device.
+//     result (raising NotImplementedError when the CPU copy's layout differs
+//     from the argument's, so the view cannot be mapped back), else a copy on
+//     the backend device.
 // Copies go through the dispatcher (aten::_to_copy / aten::copy_), so they
 // use the backend's own allocator and copy kernels.
 #pragma once
