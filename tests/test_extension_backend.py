@@ -220,10 +220,12 @@ def test_fallback_follows_alias_annotations_of_custom_ops(npu):
         lib.define("first_row(Tensor(a) x) -> Tensor(a)")
         lib.define("twice(Tensor x) -> Tensor")
         lib.define("reshaped(Tensor(a) x) -> Tensor(a)")
+        lib.define("plus_one_on(Tensor x, Device device) -> Tensor")
         lib.impl("scale_", lambda x, s: x.mul_(s), "CPU")
         lib.impl("first_row", lambda x: x[0], "CPU")
         lib.impl("twice", lambda x: x * 2, "CPU")
         lib.impl("reshaped", lambda x: x.reshape(-1), "CPU")  # a view when it can be, else a copy
+        lib.impl("plus_one_on", lambda x, device: (x + 1).to(device), "CPU")
         ops = tl.ops.npu_alias_test
         x = tl.arange(6.0).reshape(2, 3).npu()
         assert ops.scale_(x, 10.0) is None
@@ -244,6 +246,9 @@ def test_fallback_follows_alias_annotations_of_custom_ops(npu):
         np.testing.assert_array_equal(arr(copied), arr(x).T.reshape(-1))
         copied[0] = -5.0
         assert arr(x)[0, 0] == 7.0
+        # CPU inputs and a device= argument naming the backend: run on the CPU, result on the backend.
+        moved = ops.plus_one_on(tl.ones(2, 2), tl.device("npu:1"))
+        assert moved.device == tl.device("npu:1") and moved.tolist() == [[2.0, 2.0], [2.0, 2.0]]
         # A view of an input whose CPU copy has another layout cannot be mapped back.
         with pytest.raises(NotImplementedError, match="npu_alias_test::first_row returns a view of its input"):
             ops.first_row(x[:, ::2])

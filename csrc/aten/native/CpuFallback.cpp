@@ -55,12 +55,18 @@ class DeviceOfCall {
     }
     if (*device_ != t.device()) mismatch(*device_, t.device());
   }
+  // A `Device` argument names the device only when no tensor does (a
+  // factory, or an op making its result on another device than its CPU
+  // inputs, which are then no mismatch).
   void seeDevice(Device d) {
-    if (!device_ && !d.is_cpu() && !d.is_meta()) device_ = c10::tensorDevice(d);
+    if (!device_ && !d.is_cpu() && !d.is_meta()) {
+      device_ = c10::tensorDevice(d);
+      from_tensor_ = false;
+    }
   }
   Device finish() const {
     TL_CHECK(device_.has_value(), op_, ": the CPU fallback was reached without a backend tensor or device argument");
-    if (cpu_) mismatch(*device_, *cpu_);
+    if (cpu_ && from_tensor_) mismatch(*device_, *cpu_);
     return *device_;
   }
 
@@ -72,6 +78,7 @@ class DeviceOfCall {
   }
   std::string op_;
   std::optional<Device> device_, cpu_;
+  bool from_tensor_ = true;
 };
 
 TensorBase toCpu(const TensorBase& t) {
