@@ -253,7 +253,9 @@ def test_autocast_policies_generate_kernels_in_their_own_shards(yaml_copy, tmp_p
     mm = mm[mm.index("// aten::mm under"):]
     # One kernel per device the policy names, registered on that device's Autocast key.
     assert "ac_CPU_mm(c10::DispatchKeySet ks" in mm and "ac_CUDA_mm(c10::DispatchKeySet ks" in mm
-    assert "ac_PrivateUse1_mm" not in mm  # a per-device policy names only the devices it lists
+    # A PrivateUse1 backend follows the CUDA column unless the entry names it.
+    assert "ac_PrivateUse1_mm(c10::DispatchKeySet ks" in mm
+    assert 'registerKernel("aten::mm", c10::DispatchKey::AutocastPrivateUse1' in mm
     assert 'registerKernel("aten::mm", c10::DispatchKey::AutocastCPU' in mm
     assert "at::autocast::cast(to, self, dev)" in mm
     # In-place and out= overloads are never autocast.

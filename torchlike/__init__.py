@@ -81,6 +81,7 @@ from torchlike._unique_mode import *  # noqa: E402,F401,F403  unique, unique_con
 from torchlike.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401,E501
 from torchlike._rnn import *  # noqa: E402,F401,F403  lstm/gru/rnn_tanh/rnn_relu and their *_cell ops
 from torchlike.serialization import save, load  # noqa: E402,F401  (binds torchlike.serialization too)
+from torchlike._privateuse1 import _register_device_module  # noqa: E402,F401  torchlike.<backend> for PrivateUse1
 
 
 def set_default_dtype(d):

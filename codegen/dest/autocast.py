@@ -57,12 +57,25 @@ class AutocastKernel:
                                          f"argument to cast")
 
 
+def device_policies(autocast) -> list:
+    """(device, policy) pairs to generate: those the YAML lists, and for an
+    accelerator policy ({CUDA: lower}) the same policy on PrivateUse1 unless
+    the entry names PrivateUse1 itself, so an out-of-tree backend's
+    `autocast("npu")` follows the accelerator column, as PyTorch's
+    AutocastPrivateUse1 follows its CUDA lists."""
+    pairs = list(autocast)
+    devices = {d for d, _ in pairs}
+    if "PrivateUse1" not in devices:
+        pairs += [("PrivateUse1", p) for d, p in autocast if d == "CUDA"]
+    return pairs
+
+
 def kernels_of(ops) -> list:
     out = []
     for op in ops:
         if op.kind != "functional" or not op.f.autocast:
             continue
-        for device, policy in op.f.autocast:
+        for device, policy in device_policies(op.f.autocast):
             out.append(AutocastKernel(op, device, policy))
     return out
 

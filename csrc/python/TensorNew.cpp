@@ -387,8 +387,10 @@ static PyObject* tolist_rec(const c10::TensorBase& t, int64_t dim, const char* p
 
 static PyObject* m_tolist(PyObject* self, PyObject*) {
   TL_PY_BEGIN
-  const c10::TensorBase& t = unpack(self);
-  TL_CHECK(t.is_cpu(), "tolist() needs a CPU tensor; got one on ", t.device());
+  // Another device's values are read from a CPU copy, as PyTorch's tolist
+  // does (so printing works on every backend); a meta tensor has none and raises.
+  c10::TensorBase t = unpack(self);
+  if (!t.is_cpu()) t = at::native::cast_to(t, t.scalar_type(), c10::Device(c10::DeviceType::CPU));
   return tolist_rec(t, 0, static_cast<const char*>(t.data_ptr()));
   TL_PY_END
 }

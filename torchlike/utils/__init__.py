@@ -1,11 +1,14 @@
 """Utilities outside the tensor API: data loading, checkpointing, hooks, model summary,
-TensorBoard logging, C++ extensions.
+TensorBoard logging, C++ extensions, and naming a PrivateUse1 backend
+(rename_privateuse1_backend, generate_methods_for_privateuse1_backend).
 
 Submodules are imported on first use (`torchlike.utils.data` after a bare
 `import torchlike` works), so `import torchlike` stays fast and NumPy-free."""
 import importlib
 
-_SUBMODULES = ("data", "checkpoint", "hooks", "tensorboard", "cpp_extension", "summary")
+from torchlike._privateuse1 import generate_methods_for_privateuse1_backend, rename_privateuse1_backend  # noqa: F401
+
+_SUBMODULES = ("data", "checkpoint", "hooks", "tensorboard", "cpp_extension", "summary", "backend_registration")
 
 
 def __getattr__(name):
