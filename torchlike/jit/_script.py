@@ -321,6 +321,9 @@ class RecursiveScriptModule(ScriptModule):
         self.original_name = name
 
     def forward(self, *args, **kwargs):
+        b = self.__dict__.get("_builtin")
+        if b is not None:
+            return b(*args, **kwargs)
         m = self.__dict__["_methods"].get("forward")
         if m is None:
             raise RuntimeError(f"{self.original_name} has no forward (it is a container of submodules)")
@@ -380,6 +383,10 @@ class RecursiveScriptModule(ScriptModule):
 
     def _methods_names(self):
         return list(self.__dict__["_methods"])
+
+
+def _is_builtin(cls):
+    return cls.__module__.startswith("torchlike.nn.modules") and getattr(torchlike.nn, cls.__name__, None) is cls
 
 
 def _container_kind(mod):
@@ -448,7 +455,16 @@ def _script_module(mod, memo):
         if m == "unused":
             sm.__dict__["_py_methods"][name] = _unused_stub(f"{cls.__name__}.{name}")
             continue
-        cf = _compile(f, True)
+        try:
+            cf = _compile(f, True)
+        except (frontend.FrontendError, RuntimeError, OSError):
+            if not _is_builtin(cls):
+                raise
+            # A torchlike.nn layer written with more Python than the subset
+            # holds: it runs as the library's own code (and saves by class name).
+            sm.__dict__["_builtin"] = mod
+            sm.__dict__["_methods"].clear()
+            return sm
         sm.__dict__["_methods"][name] = cf
         for callee in cf.self_calls:
             if callee not in sm._modules and callee not in done:

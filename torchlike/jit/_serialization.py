@@ -256,6 +256,8 @@ def _builtin_class(mod):
 
 def _module_json(m, w):
     from ._script import RecursiveScriptModule, ScriptModule, _constant_like
+    if isinstance(m, RecursiveScriptModule) and m.__dict__.get("_builtin") is not None:
+        m = m.__dict__["_builtin"]
     from ._trace import TracedModule
     d = {"type": "module", "name": getattr(m, "original_name", type(m).__name__), "training": bool(m.training),
          "params": {k: (None if p is None else w.tensor(p)) for k, p in m._parameters.items()},
@@ -565,7 +567,11 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
         r = _Reader(tensors)
         root = program["root"]
         if root.get("type") == "module":
-            return r.module(root)
+            m = r.module(root)
+            if root.get("kind") == "builtin":
+                from ._script import _script_module
+                m = _script_module(m, {})
+            return m
         return r.callable(root)
     except frontend.FrontendError as e:
         raise RuntimeError(f"jit.load: {where}: the saved program is not valid TorchScript: {e}") from None
