@@ -170,7 +170,8 @@ class Graph:
             elif n.kind == "prim::CallFunction":
                 attr = f"[name=\"{n.attrs['name']}\"]"
             scope = f", scope: {n.scope}" if n.scope else ""
-            lines.append(f"  {outs} = {n.kind}{attr}({args}){scope}")
+            kind = n.kind if n.kind.startswith("prim::") else n.kind.split(".")[0]  # printed without the overload
+            lines.append(f"  {outs} = {kind}{attr}({args}){scope}")
         lines.append(f"  return ({_out_str(self.output)})")
         return "\n".join(lines) + "\n"
 
