@@ -335,6 +335,8 @@ def test_script_module_branch_survives():
     np.testing.assert_allclose(_np(g(torch.ones(2))), [1.0, 1.0])
     np.testing.assert_allclose(_np(g(-torch.ones(2))), [1.0, 1.0])
     assert "if x.sum() > 0" in g.code
+    graph = g.graph
+    assert "prim::If" in graph and "aten::neg" in graph and "block1()" in graph
 
 
 def test_script_module_ignore_unused_export_and_attrs():
@@ -706,6 +708,15 @@ def test_load_hostile_script_program(tmp_path):
         items["archive/program.json"] = json.dumps(p).encode()
         return items
     _rewrite(good, bad, add_global)
+    with pytest.raises(RuntimeError, match="not allowed"):
+        jit.load(bad)
+
+    def shadow_forward(items):
+        p = json.loads(items["archive/program.json"])
+        p["root"]["attrs"]["forward"] = 1
+        items["archive/program.json"] = json.dumps(p).encode()
+        return items
+    _rewrite(good, bad, shadow_forward)
     with pytest.raises(RuntimeError, match="not allowed"):
         jit.load(bad)
 

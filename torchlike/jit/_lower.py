@@ -80,8 +80,14 @@ class _Lowerer:
             f = e.func
             args = [self.expr(a) for a in e.args] + [self.expr(k.value) for k in e.keywords]
             v = self.new()
-            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.env:
-                self.emit(f"{v} = aten::{f.attr}({', '.join(args)})")
+            q = self.qualname(f)
+            if q is not None:
+                root = q.split(".")[0]
+                spec = self.cf.globals_spec.get(root, (None, None))
+                if spec[0] == "ns" and spec[1] in ("torch", "torch.nn.functional", "torch.linalg", "torch.special"):
+                    self.emit(f"{v} = aten::{f.attr}({', '.join(args)})")
+                else:
+                    self.emit(f"{v} = prim::CallFunction[name=\"{q}\"]({', '.join(args)})")
             elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and \
                     self.cf.method:
                 self.emit(f"{v} = prim::CallMethod[name=\"{f.attr}\"](%self{', ' if args else ''}{', '.join(args)})")
@@ -113,6 +119,16 @@ class _Lowerer:
         self.emit(f"{v} = prim::PythonOp[{type(e).__name__}]()")
         return v
 
+    def qualname(self, f):
+        """'torch.jit.annotate' for a call target that is a chain of attributes on a global."""
+        parts = []
+        while isinstance(f, ast.Attribute):
+            parts.insert(0, f.attr)
+            f = f.value
+        if isinstance(f, ast.Name) and f.id not in self.env and parts:
+            return ".".join([f.id] + parts)
+        return None
+
     def assign(self, target, v):
         if isinstance(target, ast.Name):
             self.env[target.id] = v
@@ -127,11 +143,20 @@ class _Lowerer:
 
     def block(self, stmts):
         last = None
-        for s in stmts:
-            last = self.stmt(s)
+        saved = getattr(self, "rest", [])
+        self.rest = list(stmts)
+        while self.rest:
+            last = self.stmt(self.rest.pop(0))
+        self.rest = saved
         return last
 
     def branch(self, cond, body, orelse, value=False):
+        returns = bool(body) and bool(orelse) and isinstance(body[-1], ast.Return) and \
+            isinstance(orelse[-1], ast.Return)
+        if returns:   # both arms return: the If yields the value, and the function returns it
+            body = body[:-1] + [ast.Expr(body[-1].value)]
+            orelse = orelse[:-1] + [ast.Expr(orelse[-1].value)]
+            value = True
         before = dict(self.env)
         outs = self.new()
         self.emit(f"{outs} = prim::If({cond})")
@@ -149,6 +174,8 @@ class _Lowerer:
         self.env = dict(before)
         for k in sorted(set(results[0][2]) | set(results[1][2])):
             self.env[k] = f"{outs}.{k}"
+        if returns:
+            self.emit(f"return ({outs})")
         return outs
 
     def stmt(self, s):
@@ -173,10 +200,15 @@ class _Lowerer:
             self.emit(f"return ({v})")
             return v
         if isinstance(s, ast.If):
-            return self.branch(self.expr(s.test), s.body, s.orelse)
+            orelse = s.orelse
+            if not orelse and isinstance(s.body[-1], ast.Return) and self.rest:
+                orelse, self.rest[:] = list(self.rest), []   # `if c: return a` then `return b`: one If
+            return self.branch(self.expr(s.test), s.body, orelse)
         if isinstance(s, (ast.For, ast.While)):
             it = self.expr(s.iter) if isinstance(s, ast.For) else self.expr(s.test)
-            carried = sorted(self.env)
+            assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            carried = sorted(k for k in self.env if k in assigned)
             out = self.new()
             self.emit(f"{out} = prim::Loop({it}, {', '.join(self.env[k] for k in carried)})")
             self.depth += 1

@@ -440,7 +440,7 @@ class _Reader:
             attrs = {}
             if kind == "prim::CallMethod":
                 attrs = {"path": [str(p) for p in nd["attrs"]["path"]], "method": str(nd["attrs"]["method"])}
-                if attrs["method"].startswith("_"):
+                if attrs["method"].startswith("_") or any(p.startswith("_") for p in attrs["path"]):
                     raise _Malformed(f"method name {attrs['method']!r} is not allowed")
             elif kind == "prim::CallFunction":
                 attrs = {"name": str(nd["attrs"]["name"]), "fn": self.callable(nd["attrs"]["fn"])}
@@ -492,7 +492,8 @@ class _Reader:
         for k, c in d.get("children", {}).items():
             m._modules[str(k)] = None if c is None else self.module(c)
         for k, v in d.get("attrs", {}).items():
-            if str(k).startswith("__"):
+            # An attribute may not shadow the module's own machinery (forward, _parameters, ...).
+            if str(k).startswith("__") or hasattr(type(m), str(k)) or str(k) in m.__dict__:
                 raise _Malformed(f"attribute name {k!r} is not allowed")
             m.__dict__[str(k)] = _read_value(v, self.tensors)
         if kind == "trace":
