@@ -420,8 +420,9 @@ def _script_module(mod, memo):
     sm._non_persistent_buffers_set = set(getattr(mod, "_non_persistent_buffers_set", ()))
     for k, m in mod._modules.items():
         sm._modules[k] = None if m is None else _script_module(m, memo)
+    machinery = frozenset(torchlike.nn.Module().__dict__)
     for k, v in mod.__dict__.items():
-        if k in _SKIP_ATTRS or k.startswith("__") or k.startswith("_forward") or k.startswith("_backward") \
+        if k in _SKIP_ATTRS or k in machinery or k.startswith("__") or k.startswith("_forward") or k.startswith("_backward") \
                 or k in sm._modules or k in sm._parameters or k in sm._buffers:
             continue
         if type(v).__name__ == "Attribute" and hasattr(v, "_fields") and v._fields == ("value", "type"):

@@ -265,8 +265,9 @@ def _module_json(m, w):
          "non_persistent": sorted(getattr(m, "_non_persistent_buffers_set", ())),
          "children": {k: (None if c is None else _module_json(c, w)) for k, c in m._modules.items()}}
     attrs = {}
+    machinery = _module_machinery()
     for k, v in m.__dict__.items():
-        if k.startswith("__") or k in ("training", "_parameters", "_buffers", "_modules", "_methods", "_py_methods",
+        if k.startswith("__") or k in machinery or k in ("training", "_parameters", "_buffers", "_modules", "_methods", "_py_methods",
                                        "_container", "_graphs", "_original_name", "_non_persistent_buffers_set",
                                        "_qualified_class", "_frozen"):
             continue
@@ -298,6 +299,17 @@ def _module_json(m, w):
         d["kind"] = "builtin"
         d["class"] = cls
     return d
+
+
+_MACHINERY = None
+
+
+def _module_machinery():
+    """The instance attributes every nn.Module has (hook tables, ...): not the model's."""
+    global _MACHINERY
+    if _MACHINERY is None:
+        _MACHINERY = frozenset(torchlike.nn.Module().__dict__)
+    return _MACHINERY
 
 
 def save(m, f, _extra_files=None):
