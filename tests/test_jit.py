@@ -799,3 +799,29 @@ def test_parity_with_pytorch_trace_and_script():
         jit.script(_lambda_fn)
     with pytest.raises(pt.jit.frontend.UnsupportedNodeError):
         pt.jit.script(_lambda_fn)
+
+
+def test_script_library_layers_save_load_and_class_allow_list(tmp_path):
+    import json
+    m = torch.nn.Sequential(torch.nn.Conv1d(3, 2, 1), torch.nn.GELU(), torch.nn.MultiheadAttention(5, 1)).eval()
+    s = jit.script(m[:2])
+    p = str(tmp_path / "c.pt")
+    s.save(p)
+    x = torch.randn(1, 3, 5)
+    np.testing.assert_allclose(_np(jit.load(p)(x)), _np(m[:2](x)), rtol=1e-6)
+    mha = jit.script(m[2])
+    mha.save(p)
+    q = torch.randn(4, 1, 5)
+    np.testing.assert_allclose(_np(jit.load(p)(q, q, q)[0]), _np(m[2](q, q, q)[0]), rtol=1e-6)
+    # a class outside torchlike.nn's layers is refused by name
+    s.save(p)
+    bad = str(tmp_path / "b.pt")
+
+    def swap(items):
+        prog = json.loads(items["archive/program.json"])
+        prog["root"]["children"]["0"]["class"] = "subprocess.Popen"
+        items["archive/program.json"] = json.dumps(prog).encode()
+        return items
+    _rewrite(p, bad, swap)
+    with pytest.raises(RuntimeError, match="'subprocess.Popen' is not one of torchlike.nn's"):
+        jit.load(bad)

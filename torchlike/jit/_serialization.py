@@ -19,10 +19,12 @@ file and the problem.
 from __future__ import annotations
 
 import ast
+import importlib
 import io
 import json
 import math
 import os
+import sys
 import zipfile
 
 import torchlike
@@ -248,9 +250,25 @@ def _callable_json(fn, w):
 
 
 def _builtin_class(mod):
+    """'torchlike.nn.modules.linear.Linear' for a layer of torchlike.nn's own (saved by name)."""
     cls = type(mod)
-    if cls.__module__.startswith("torchlike.nn.modules") and getattr(torchlike.nn, cls.__name__, None) is cls:
-        return cls.__name__
+    if cls.__module__.startswith("torchlike.nn.modules.") and \
+            getattr(sys.modules.get(cls.__module__), cls.__name__, None) is cls:
+        return f"{cls.__module__}.{cls.__name__}"
+    return None
+
+
+def _find_builtin_class(name):
+    mod, _, cls_name = str(name).rpartition(".")
+    if not mod.startswith("torchlike.nn.modules.") or not cls_name.isidentifier() or cls_name.startswith("_"):
+        return None
+    try:
+        module = importlib.import_module(mod)   # one of torchlike's own modules
+    except ImportError:
+        return None
+    cls = getattr(module, cls_name, None)
+    if isinstance(cls, type) and issubclass(cls, torchlike.nn.Module) and cls.__module__ == mod:
+        return cls
     return None
 
 
@@ -484,9 +502,8 @@ class _Reader:
             m = RecursiveScriptModule(name)
             m.__dict__["_container"] = d.get("container")
         elif kind == "builtin":
-            cls = getattr(torchlike.nn, str(d.get("class")), None)
-            if not (isinstance(cls, type) and issubclass(cls, torchlike.nn.Module)
-                    and cls.__module__.startswith("torchlike.nn.modules")):
+            cls = _find_builtin_class(d.get("class"))
+            if cls is None:
                 raise _Malformed(f"module class {d.get('class')!r} is not one of torchlike.nn's")
             m = cls.__new__(cls)
             torchlike.nn.Module.__init__(m)
