@@ -5,7 +5,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import warnings
 import zipfile
 from typing import List, Optional, Tuple
 

@@ -15,8 +15,6 @@ import contextlib
 import typing
 import warnings
 
-import torchlike
-
 from . import frontend
 from ._script import (CompilationUnit, RecursiveScriptModule, ScriptFunction, ScriptModule, export, ignore,
                       script, unused)
@@ -25,7 +23,8 @@ from ._trace import (TopLevelTracedModule, TracedModule, TracerWarning, TracingC
 from ._serialization import load, save
 from ._freeze import freeze, optimize_for_inference
 
-__all__ = ["Attribute", "CompilationUnit", "Error", "Final", "Future", "ScriptFunction", "ScriptModule",
+__all__ = ["Attribute", "CompilationUnit", "Error", "RecursiveScriptModule", "TopLevelTracedModule", "TracedModule",
+           "TracingCheckError", "Final", "Future", "ScriptFunction", "ScriptModule",
            "TracerWarning", "annotate", "enable_onednn_fusion", "export", "export_opnames", "fork", "freeze",
            "ignore", "interface", "is_scripting", "is_tracing", "isinstance", "load", "onednn_fusion_enabled",
            "optimize_for_inference", "save", "script", "script_if_tracing", "set_fusion_strategy", "trace",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import threading
 import warnings
 
 import torchlike

@@ -379,10 +379,9 @@ def safe_builtins():
 # --------------------------------------------------------------- checking
 
 class _Checker(ast.NodeVisitor):
-    def __init__(self, ctx, fdef, known_globals):
+    def __init__(self, ctx, fdef):
         self.ctx = ctx
         self.fdef = fdef
-        self.known = known_globals   # name -> anything (names that resolve outside the function)
         self.locals = set()
         self.free = []               # free names in order of first use
         self.self_name = None
@@ -589,11 +588,10 @@ _TYPING_VALUES = {"List": typing.List, "Tuple": typing.Tuple, "Optional": typing
                   "Tensor": torchlike.Tensor, "Any": typing.Any, "Union": typing.Union}
 
 
-def check_def(fdef, filename, method, known=()):
+def check_def(fdef, filename, method):
+    """Checks a def against the subset; returns (checker with the free names, context)."""
     ctx = _Ctx(filename, fdef.name)
-    for d in fdef.decorator_list:
-        pass  # decorators were applied by Python already
-    return _Checker(ctx, fdef, set(known)).run(method), ctx
+    return _Checker(ctx, fdef).run(method), ctx
 
 
 def undefined(ctx, fdef, name):
