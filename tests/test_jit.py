@@ -824,3 +824,187 @@ def test_script_library_layers_save_load_and_class_allow_list(tmp_path):
     _rewrite(p, bad, swap)
     with pytest.raises(RuntimeError, match="'subprocess.Popen' is not one of torchlike.nn's"):
         jit.load(bad)
+
+
+# ------------------------------------------------------------- more trace
+
+def test_trace_inplace_on_input_replays():
+    def f(x):
+        x.mul_(2)
+        return x + 1
+    t = jit.trace(f, torch.ones(3), check_trace=False)
+    a = torch.arange(3.0)
+    r = t(a)
+    np.testing.assert_allclose(_np(a), [0.0, 2.0, 4.0])      # the input was mutated, as eagerly
+    np.testing.assert_allclose(_np(r), [1.0, 3.0, 5.0])
+
+
+def test_trace_batchnorm_training_updates_running_stats():
+    bn = torch.nn.BatchNorm1d(2)
+    t = jit.trace(bn, torch.randn(8, 2), check_trace=False)
+    before = _np(bn.running_mean).copy()
+    x = torch.randn(16, 2) + 5
+    t(x)
+    expect = 0.9 * before + 0.1 * _np(x).mean(0)
+    np.testing.assert_allclose(_np(bn.running_mean), expect, rtol=1e-5)
+
+
+def test_check_trace_warns_on_nondeterministic_dropout():
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5))
+    with pytest.warns(jit.TracerWarning, match="does not match"):
+        jit.trace(m, torch.randn(64, 4))
+
+
+def test_trace_gradient_through_scripted_call():
+    gate = jit.script(_Gate())
+    lin = torch.nn.Linear(2, 2)
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin, self.gate = lin, gate
+
+        def forward(self, x):
+            return self.gate(self.lin(x)).sum()
+    t = jit.trace(M(), torch.ones(1, 2))
+    x = torch.full((1, 2), -10.0)   # the gate negates here: the traced branch was not baked
+    t(x).backward()
+    sign = 1.0 if _np(lin(x)).sum() > 0 else -1.0
+    np.testing.assert_allclose(_np(lin.weight.grad), sign * np.full((2, 2), -10.0), rtol=1e-6)
+
+
+def test_trace_dict_output_needs_strict_false():
+    f = lambda x: {"a": x + 1, "b": x * 2}  # noqa: E731
+    with pytest.raises(RuntimeError, match="dict"):
+        jit.trace(f, torch.ones(2))
+    t = jit.trace(f, torch.ones(2), strict=False)
+    r = t(torch.full((2,), 3.0))
+    np.testing.assert_allclose(_np(r["a"]), [4.0, 4.0])
+    np.testing.assert_allclose(_np(r["b"]), [6.0, 6.0])
+
+
+def test_traced_module_code_survives_load(tmp_path):
+    t = jit.trace(torch.nn.Linear(2, 3), torch.randn(1, 2))
+    p = str(tmp_path / "l.pt")
+    t.save(p)
+    l = jit.load(p)
+    assert l.code == t.code and "self.weight" in l.code
+    assert str(l.graph) == str(t.graph)
+
+
+def test_freeze_preserved_attrs():
+    t = jit.trace(torch.nn.Linear(2, 2), torch.randn(1, 2)).eval()
+    f = jit.freeze(t, preserved_attrs=["bias"])
+    assert [n for n, _ in f.named_parameters()] == ["bias"]
+    with torch.no_grad():
+        f.bias.add_(1.0)          # a preserved parameter is still read at call time
+    x = torch.randn(3, 2)
+    np.testing.assert_allclose(_np(f(x)), _np(x) @ _np(t.weight).T + _np(t.bias), rtol=1e-5)
+
+
+# ------------------------------------------------------------ more script
+
+def _loops_fn(x, n: int):
+    total = 0
+    i = 0
+    while True:
+        i += 1
+        if i > n:
+            break
+        if i % 2 == 0:
+            continue
+        total += i
+    a, (b, c) = 1, (2, 3)
+    sq = [k * k for k in range(4) if k != 2]
+    sign = 1.0 if total > 3 else -1.0
+    ok = 0 < n <= 10
+    return x * total * sign + a + b + c + sum(sq), ok
+
+
+def test_script_break_continue_unpack_ifexp_comprehension():
+    f = jit.script(_loops_fn)
+    for n in (0, 3, 6):
+        total = sum(i for i in range(1, n + 1) if i % 2)
+        sign = 1.0 if total > 3 else -1.0
+        r, ok = f(torch.ones(2), n)
+        np.testing.assert_allclose(_np(r), np.full(2, total * sign + 6 + (0 + 1 + 9.0)))
+        assert ok == (0 < n <= 10)
+
+
+def _nested_def_fn(x):
+    def inner(y):
+        return y
+    return inner(x)
+
+
+def _global_fn(x):
+    global _SOME_GLOBAL
+    return x
+
+
+def _generator_fn(x):
+    return sum(t for t in [x, x])
+
+
+@pytest.mark.parametrize("fn,match,line_text", [
+    (_nested_def_fn, "function definitions aren't supported", "def inner"),
+    (_global_fn, "global variables aren't supported", "global _SOME"),
+    (_generator_fn, "GeneratorExp aren't supported", "t for t in"),
+])
+def test_script_more_unsupported(fn, match, line_text):
+    with pytest.raises(UnsupportedNodeError, match=match) as ei:
+        jit.script(fn)
+    assert f"line {_lineno(fn, line_text)}" in str(ei.value)
+
+
+def test_script_module_dict_and_schema():
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.heads = torch.nn.ModuleDict({"a": torch.nn.Linear(2, 1), "b": torch.nn.Linear(2, 1)})
+
+        def forward(self, x, which: str = "a"):
+            return self.heads[which](x)
+    m = M()
+    s = jit.script(m)
+    x = torch.randn(3, 2)
+    np.testing.assert_allclose(_np(s(x, "b")), _np(m.heads["b"](x)), rtol=1e-6)
+    np.testing.assert_allclose(_np(s(x)), _np(m.heads["a"](x)), rtol=1e-6)
+    assert s.forward_method().schema == "forward(Tensor x, str which) -> Any"
+    with pytest.raises(RuntimeError, match="Expected a value of type 'str' for argument 'which'"):
+        s(x, 3)
+
+
+def test_script_attribute_and_final_constants():
+    from typing import Final
+
+    class M(torch.nn.Module):
+        scale: Final[float] = 2.5
+
+        def __init__(self):
+            super().__init__()
+            self.count = jit.Attribute(3, int)
+
+        def forward(self, x):
+            return x * self.scale + self.count
+    s = jit.script(M())
+    np.testing.assert_allclose(_np(s(torch.ones(1))), [5.5])
+
+
+def test_script_ignored_function_runs_python_and_unused_raises():
+    @jit.ignore
+    def py_side(x):
+        return torch.tensor(x.numpy() * 2)
+
+    @jit.unused
+    def never(x):
+        return x
+
+    def f(x, flag: bool):
+        if flag:
+            return never(x)
+        return py_side(x)
+    s = jit.script(f)
+    np.testing.assert_allclose(_np(s(torch.ones(2), False)), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="unused"):
+        s(torch.ones(2), True)
