@@ -82,7 +82,8 @@ def test_trace_bakes_data_dependent_control_flow_with_warning():
         if x.sum() > 0:
             return x * 2
         return x * -1
-    with pytest.warns(jit.TracerWarning, match="Python value"):
+    with pytest.warns(jit.TracerWarning, match="Converting a tensor to a Python boolean might cause the trace to "
+                                               "be incorrect"):
         tf = jit.trace(f, torch.ones(3), check_trace=False)
     # the branch taken for the example is baked in
     np.testing.assert_allclose(_np(tf(-torch.ones(3))), [-2.0, -2.0, -2.0])
@@ -91,8 +92,9 @@ def test_trace_bakes_data_dependent_control_flow_with_warning():
 def test_trace_item_warns():
     def f(x):
         return x * x.max().item()
-    with pytest.warns(jit.TracerWarning):
+    with pytest.warns(jit.TracerWarning, match="Converting a tensor to a Python number") as rec:
         jit.trace(f, torch.arange(3.0), check_trace=False)
+    assert rec[0].filename == HERE   # attributed to the user's line, not torchlike's
 
 
 def test_trace_input_and_output_errors():
@@ -793,6 +795,17 @@ def test_parity_with_pytorch_trace_and_script():
     kinds = [n.kind().split("::")[1] for n in theirs.graph.nodes() if n.kind().startswith("aten::")]
     assert [n.kind.split("::")[1].split(".")[0] for n in ours.graph.nodes] == kinds
     np.testing.assert_allclose(_np(ours(torchlike.tensor(-x))), theirs(pt.tensor(-x)).numpy(), rtol=1e-5)
+    # both warn the same way when a branch on data is baked in
+    def branchy(lib):
+        def f(a):
+            if a.sum() > 0:
+                return a * 2
+            return a
+        return f
+    with pytest.warns(pt.jit.TracerWarning, match="Converting a tensor to a Python boolean"):
+        pt.jit.trace(branchy(pt), pt.ones(2))
+    with pytest.warns(jit.TracerWarning, match="Converting a tensor to a Python boolean"):
+        jit.trace(branchy(torchlike), torchlike.ones(2))
     # the same construct is refused by both
     with pytest.raises(UnsupportedNodeError):
         jit.script(_lambda_fn)

@@ -12,6 +12,7 @@ scripted or traced modules and functions are recorded as one call node
 """
 from __future__ import annotations
 
+import dis
 import inspect
 import sys
 import warnings
@@ -61,6 +62,19 @@ def _user_stacklevel():
         f = f.f_back
         level += 1
     return level
+
+
+def _conversion_kind():
+    """'boolean' when the user's line is branching on the tensor (if/while/and/or/not), else 'number'."""
+    f = sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__", "").startswith("torchlike"):
+        f = f.f_back
+    if f is None:
+        return "value"
+    op = dis.opname[f.f_code.co_code[f.f_lasti]] if f.f_lasti < len(f.f_code.co_code) else ""
+    if "JUMP" in op or op in ("UNARY_NOT", "TO_BOOL"):
+        return "boolean"
+    return "number"
 
 
 def current():
@@ -141,7 +155,7 @@ class _TraceState:
     def handle(self, op, keyset, args):
         name = op.name
         if name == "aten::_local_scalar_dense":
-            warnings.warn("Converting a tensor to a Python value (Tensor.item(), bool(), int(), float()) " + _BAKED,
+            warnings.warn(f"Converting a tensor to a Python {_conversion_kind()} " + _BAKED,
                           TracerWarning, stacklevel=_user_stacklevel())
             return _pk.below(op, keyset, args)
         out = _pk.below(op, keyset, args)
