@@ -674,6 +674,11 @@ def test_load_corrupt_and_hostile_files(tmp_path):
     assert not (tmp_path / "pwned").exists()
 
 
+class _TorchUser(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
 def test_load_hostile_script_program(tmp_path):
     import json
     s = jit.script(_Gate())
@@ -717,6 +722,18 @@ def test_load_hostile_script_program(tmp_path):
         p["root"]["attrs"]["forward"] = 1
         items["archive/program.json"] = json.dumps(p).encode()
         return items
+    _rewrite(good, bad, inject("y = self._methods"))
+    with pytest.raises(RuntimeError, match="reads self._methods, which the module does not hold"):
+        jit.load(bad)
+    _rewrite(good, bad, inject("y = torch.relu(x)"))   # the gate's program has no `torch` global
+    with pytest.raises(RuntimeError, match="not valid TorchScript: undefined value torch"):
+        jit.load(bad)
+    u = jit.script(_TorchUser())
+    u.save(good)
+    _rewrite(good, bad, inject("y = torch.get_device_module('cpu')"))
+    l = jit.load(bad)   # the name is resolved on use, through the namespace allow-list
+    with pytest.raises(AttributeError, match="torch.get_device_module is not supported"):
+        l(torch.ones(1))
     _rewrite(good, bad, shadow_forward)
     with pytest.raises(RuntimeError, match="not allowed"):
         jit.load(bad)

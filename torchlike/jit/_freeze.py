@@ -171,8 +171,9 @@ def _frozen_scripted(m, preserved):
     from ._script import RecursiveScriptModule
     out = RecursiveScriptModule(m.original_name)
     out.training = False
+    machinery = set(torchlike.nn.Module().__dict__)
     for k, v in m.__dict__.items():
-        if k not in ("_parameters", "_buffers", "_modules", "training") and not k.startswith("__"):
+        if k not in machinery and not k.startswith("__"):
             out.__dict__[k] = v
     out.__dict__["_methods"] = dict(m.__dict__["_methods"])
     out.__dict__["_py_methods"] = dict(m.__dict__["_py_methods"])

@@ -285,9 +285,7 @@ def _module_json(m, w):
     attrs = {}
     machinery = _module_machinery()
     for k, v in m.__dict__.items():
-        if k.startswith("__") or k in machinery or k in ("training", "_parameters", "_buffers", "_modules", "_methods", "_py_methods",
-                                       "_container", "_graphs", "_original_name", "_non_persistent_buffers_set",
-                                       "_qualified_class", "_frozen"):
+        if k.startswith("__") or k in machinery or k in _SCRIPT_INTERNALS or k == "training":
             continue
         if _constant_like(v):
             attrs[k] = w.value(v)
@@ -320,6 +318,9 @@ def _module_json(m, w):
 
 
 _MACHINERY = None
+# What RecursiveScriptModule / TracedModule keep in their own __dict__: never a model attribute.
+_SCRIPT_INTERNALS = frozenset({"_methods", "_py_methods", "_container", "_graphs", "_original_name", "_builtin",
+                               "_qualified_class", "_frozen"})
 
 
 def _module_machinery():
@@ -532,6 +533,14 @@ class _Reader:
         elif kind == "script":
             for k, fd in d.get("methods", {}).items():
                 m.__dict__["_methods"][str(k)] = self.function(fd)
+            # A method reads on self only what the module holds (as script() checked when it compiled).
+            machinery = _module_machinery()
+            for cf in m.__dict__["_methods"].values():
+                for attr, _node in cf.self_attrs:
+                    held = (attr in m._parameters or attr in m._buffers or attr in m._modules or attr in m.__dict__
+                            or attr in d.get("unused", ()) or attr == "training")
+                    if attr in machinery or attr in _SCRIPT_INTERNALS or not held:
+                        raise _Malformed(f"{name}.{cf.name} reads self.{attr}, which the module does not hold")
             from ._script import _unused_stub
             for k in d.get("unused", ()):
                 m.__dict__["_py_methods"][str(k)] = _unused_stub(f"{name}.{k}")
@@ -575,7 +584,7 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
                                f"torchlike reads version {VERSION})")
         try:
             program = json.loads(z.read(prefix + "program.json").decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as e:
+        except (ValueError, UnicodeDecodeError, RecursionError) as e:
             raise RuntimeError(f"jit.load: {where}: malformed archive: program.json is not valid JSON ({e})") \
                 from None
         try:
@@ -605,5 +614,5 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
         return r.callable(root)
     except frontend.FrontendError as e:
         raise RuntimeError(f"jit.load: {where}: the saved program is not valid TorchScript: {e}") from None
-    except (_Malformed, KeyError, TypeError, ValueError, AttributeError, SyntaxError) as e:
+    except (_Malformed, KeyError, TypeError, ValueError, AttributeError, SyntaxError, RecursionError) as e:
         raise RuntimeError(f"jit.load: {where}: malformed archive: {type(e).__name__ + ': ' if not isinstance(e, _Malformed) else ''}{e}") from None

@@ -101,6 +101,7 @@ _DENY_ATTRS = {
     "register_forward_pre_hook", "register_full_backward_hook", "register_full_backward_pre_hook",
     "register_backward_hook", "register_buffer", "register_parameter", "register_module", "add_module", "apply",
     "format_map", "register_post_accumulate_grad_hook", "cpp", "set_", "pin_memory", "share_memory",
+    "register_prehook",
 }
 
 
@@ -284,7 +285,8 @@ _DENY_TORCH = {"save", "load", "from_file", "compile", "manual_seed", "seed", "i
                "set_anomaly_enabled", "set_rng_state", "get_rng_state", "random", "testing", "profiler", "cpu",
                "accelerator", "amp", "autograd", "optim", "distributions", "nn", "classes", "as_torch", "types",
                "version", "set_default_device", "set_default_dtype", "set_default_tensor_type", "set_flush_denormal",
-               "set_float32_matmul_precision", "set_warn_always", "set_deterministic_debug_mode"}
+               "set_float32_matmul_precision", "set_warn_always", "set_deterministic_debug_mode",
+               "get_device_module"}   # returns a module, which would bypass _NAMESPACES
 
 
 class Namespace:
@@ -594,6 +596,10 @@ def check_def(fdef, filename, method):
     return _Checker(ctx, fdef).run(method), ctx
 
 
+class UndefinedValueError(FrontendError, RuntimeError):
+    """A name that is neither local nor resolvable (a RuntimeError, as PyTorch raises)."""
+
+
 def undefined(ctx, fdef, name):
     node = next((n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == name), fdef)
-    return RuntimeError(f"undefined value {name}:\n{ctx.range(node).highlight()}")
+    return UndefinedValueError(ctx.range(node), f"undefined value {name}")
