@@ -357,14 +357,24 @@ def _step(n):
         return callf
     handle = _C._ops_handle(n.kind)
     kind = n.result
+    call = _C._ops_call_boxed
+    if all(not isinstance(a, (list, tuple)) for a in args):
+        # The common case (tensors and scalars, no lists): slots looked up in one comprehension.
+        spec = [(a.slot, None) if isinstance(a, Value) else (-1, a) for a in args]
+
+        def boxed(env):
+            return tuple([env[s] if s >= 0 else c for s, c in spec])
+    else:
+        def boxed(env):
+            return tuple([_resolve(a, env) for a in args])
     if kind == "tensor":
         o = outs[0]
 
         def step(env, root):
-            env[o] = _C._ops_call_boxed(handle, tuple([_resolve(a, env) for a in args]))
+            env[o] = call(handle, boxed(env))
     else:
         def step(env, root):
-            r = _C._ops_call_boxed(handle, tuple([_resolve(a, env) for a in args]))
+            r = call(handle, boxed(env))
             if outs:
                 for s, t in zip(outs, r):
                     env[s] = t
