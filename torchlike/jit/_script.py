@@ -324,10 +324,10 @@ class RecursiveScriptModule(ScriptModule):
         b = self.__dict__.get("_builtin")
         if b is not None:
             return b(*args, **kwargs)
-        m = self.__dict__["_methods"].get("forward")
-        if m is None:
+        cf = self.__dict__["_methods"].get("forward")
+        if cf is None:
             raise RuntimeError(f"{self.original_name} has no forward (it is a container of submodules)")
-        return _ScriptMethod(m, self)(*args, **kwargs)
+        return cf.py(self, *cf.bind(args, kwargs, self.original_name + ".forward"))
 
     def __getattr__(self, name):
         d = self.__dict__

@@ -511,6 +511,8 @@ class CompiledFunction:
         self.arg_types = [parse_type_expr(x.annotation) if x.annotation is not None else TENSOR for x in a.args]
         self.defaults = [ast.literal_eval(d) for d in a.defaults]
         self.return_type = parse_type_expr(fdef.returns) if fdef.returns is not None else None
+        self._ptypes = self.arg_types[1:] if method else self.arg_types
+        self._nparams = len(self._ptypes)
         g = {"__builtins__": safe_builtins(), "__name__": f"__torch__.{self.name}"}
         for name, (kind, val) in globals_spec.items():
             g[name] = _materialize(kind, val)
@@ -525,6 +527,14 @@ class CompiledFunction:
 
     def bind(self, args, kwargs, owner_name):
         """Checks and completes the arguments (PyTorch's schema matching)."""
+        if not kwargs and len(args) == self._nparams:
+            # Every argument given positionally: only the type checks remain.
+            for v, t in zip(args, self._ptypes):
+                if not (t is TENSOR and isinstance(v, torchlike.Tensor)):
+                    break
+            else:
+                return args
+        kwargs = dict(kwargs)
         names, types_ = self.arg_names, self.arg_types
         start = 1 if self.method else 0
         params = names[start:]
