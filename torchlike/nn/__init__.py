@@ -8,6 +8,8 @@ from torchlike.nn.modules import Module, Container, Sequential, ModuleList, Modu
 from torchlike.nn.modules import ParameterList, ParameterDict, Identity, Linear  # noqa: F401
 from torchlike.nn import modules  # noqa: F401
 from torchlike.nn import utils  # noqa: F401
+from torchlike.nn import parallel  # noqa: F401
+from torchlike.nn.parallel import DataParallel  # noqa: F401
 
 
 def factory_kwargs(kwargs):

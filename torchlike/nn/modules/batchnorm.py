@@ -124,19 +124,19 @@ class BatchNorm3d(_BatchNorm):
 
 
 def _process_group_size(process_group):
-    """World size of the group SyncBatchNorm would reduce over, or 1 when no
-    distributed backend is running (torchlike has no torchlike.distributed yet,
-    so that is always the case here)."""
-    dist = getattr(torchlike, "distributed", None)
-    if dist is None or not getattr(dist, "is_available", lambda: False)() or not dist.is_initialized():
+    """World size of the group SyncBatchNorm reduces over, or 1 when no
+    process group is initialised."""
+    import torchlike.distributed as dist
+    if not dist.is_initialized():
         return 1
-    return dist.get_world_size(process_group) if process_group is not None else dist.get_world_size()
+    return dist.get_world_size(process_group)
 
 
 class SyncBatchNorm(_BatchNorm):
     """Batch normalisation whose statistics are reduced across the processes of
-    a group. With a single process (no distributed backend initialised) it is
-    exactly BatchNorm over any input of at least 2 dims, as in PyTorch."""
+    a group (default: the world) while training, so each rank normalises with
+    the statistics of the global batch. With one process, or in eval mode, it
+    is BatchNorm over any input of at least 2 dims, as in PyTorch."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None, *, bias=True):
@@ -155,8 +155,11 @@ class SyncBatchNorm(_BatchNorm):
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
         if self.training and _process_group_size(self.process_group) > 1:
-            raise RuntimeError("SyncBatchNorm: cross-process statistics need a distributed backend, "
-                               "which torchlike does not provide")
+            from torchlike.nn.modules._sync_batch_norm import sync_batch_norm
+            factor = self._update_factor()
+            track = self.track_running_stats
+            return sync_batch_norm(input, self.weight, self.bias, self.running_mean if track else None,
+                                   self.running_var if track else None, self.eps, factor, self.process_group)
         return self._normalize(input)
 
     @classmethod
