@@ -1,6 +1,7 @@
 """torchlike.jit: trace, script, save/load, freeze. Values are checked
 against NumPy / exact math; PyTorch parity (where installed) on top."""
 import io
+import math
 import os
 import subprocess
 import sys
@@ -1038,3 +1039,36 @@ def test_script_ignored_function_runs_python_and_unused_raises():
     np.testing.assert_allclose(_np(s(torch.ones(2), False)), [2.0, 2.0])
     with pytest.raises(RuntimeError, match="unused"):
         s(torch.ones(2), True)
+
+
+_K = 3
+
+
+def _rich_fn(x, n: int) -> List[torch.Tensor]:
+    """A docstring is fine."""
+    import_free = torch.jit.annotate(List[torch.Tensor], [])
+    assert x.dim() == 1, "needs 1-d"
+    if n < 0:
+        raise ValueError(f"bad n {n}")
+    for _ in range(n):
+        import_free.append(torch.nn.functional.relu(x) * math.sqrt(4.0) + _K + x.shape[0])
+    return [o * 2 for o in import_free]
+
+
+def test_script_save_load_rich_function(tmp_path):
+    f = jit.script(_rich_fn)
+    x = torch.tensor([-1.0, 2.0])
+    expect = (np.maximum(_np(x), 0) * 2 + 3 + 2) * 2
+    for r in f(x, 2):
+        np.testing.assert_allclose(_np(r), expect)
+    with pytest.raises(ValueError, match="bad n -1"):
+        f(x, -1)
+    with pytest.raises(AssertionError, match="needs 1-d"):
+        f(torch.ones(2, 2), 1)
+    p = str(tmp_path / "rich.pt")
+    f.save(p)
+    g = jit.load(p)
+    assert [_np(r).tolist() for r in g(x, 3)] == [expect.tolist()] * 3
+    with pytest.raises(ValueError, match="bad n -1"):
+        g(x, -1)
+    assert "aten::relu" in jit.export_opnames(g)
