@@ -266,9 +266,18 @@ def _out_code(o, arg):
 
 
 def _get_path(root, path):
+    """The attribute at `path` (a parameter, buffer or submodule), read at call time."""
     obj = root
     for p in path:
-        obj = getattr(obj, p)
+        d = obj.__dict__
+        # nn.Module keeps these in its tables; reading them there skips two __getattr__ frames.
+        for table in ("_parameters", "_buffers", "_modules"):
+            t = d.get(table)
+            if t is not None and p in t:
+                obj = t[p]
+                break
+        else:
+            obj = getattr(obj, p)
     return obj
 
 

@@ -200,6 +200,14 @@ def _script_function(fn):
 
 # ---------------------------------------------------------------- classes
 
+def _trace_current():
+    """The trace recording on this thread, or None (_trace imports this module, hence the late import)."""
+    global _trace_current
+    from ._trace import current
+    _trace_current = current
+    return current()
+
+
 class ScriptFunction:
     """A compiled function: calls check their arguments against the
     signature (an unannotated parameter is a Tensor) and run the compiled
@@ -211,8 +219,7 @@ class ScriptFunction:
         self.qualified_name = f"__torch__.{qualname or cf.name}"
 
     def __call__(self, *args, **kwargs):
-        from . import _trace
-        st = _trace.current()
+        st = _trace_current()
         if st is not None:
             return st.record_call(self, "forward", self._run, args, kwargs)
         return self._run(*args, **kwargs)
@@ -250,8 +257,7 @@ class ScriptModule(torchlike.nn.Module):
         super().__init__()
 
     def __call__(self, *args, **kwargs):
-        from . import _trace
-        st = _trace.current()
+        st = _trace_current()
         if st is not None:
             return st.record_call(self, "forward", self.forward, args, kwargs)
         return super().__call__(*args, **kwargs)

@@ -307,6 +307,12 @@ def _to_values(st, obj):
 # ----------------------------------------------------------------- results
 
 def _run_graph(g, root, args, kwargs):
+    if not kwargs and all(type(a) is torchlike.Tensor for a in args):
+        return g.executor()(root, args) if len(args) == len(g.inputs) else _run_graph_checked(g, root, args, {})
+    return _run_graph_checked(g, root, args, kwargs)
+
+
+def _run_graph_checked(g, root, args, kwargs):
     flat = flatten_tensors((args, kwargs), [])
     for a in list(args) + list(kwargs.values()):
         _check_input(a)

@@ -302,7 +302,8 @@ class Namespace:
             raise AttributeError(name)
         q = f"{self._qualname}.{name}"
         if q in _NAMESPACES:
-            return Namespace(q)
+            self.__dict__[name] = Namespace(q)
+            return self.__dict__[name]
         if q == "torch.jit":
             return _jit_namespace()
         if self._qualname == "torch" and (name in _DENY_TORCH or name.startswith("set_")):
@@ -312,6 +313,7 @@ class Namespace:
         obj = getattr(self._module, name)
         if isinstance(obj, types.ModuleType):
             raise AttributeError(f"{q} is not supported in TorchScript")
+        self.__dict__[name] = obj   # allowed once, allowed always: later reads skip this check
         return obj
 
     def __repr__(self):
