@@ -12,6 +12,8 @@ import time
 import warnings
 
 from torchlike import _C
+
+_PC = _C._VariableFunctions  # the profiler's controls (csrc/python/ProfilerBindings.cpp)
 from torchlike.autograd.profiler_util import (EventList, FunctionEvent, FunctionEventAvg,  # noqa: F401
                                               format_time, format_memory, format_time_share)
 
@@ -77,17 +79,24 @@ def _flops(name, shapes):
 # snapshots the Python stack at every call into C (each operator call from
 # Python is one); an op gets the last snapshot its thread took before it began.
 
-def _short_path(path):
-    for prefix in sorted({os.getcwd()} | {p for p in sys.path if p}, key=len, reverse=True):
-        if prefix and path.startswith(prefix + os.sep):
-            return path[len(prefix) + 1:]
-    return path
-
-
 class _StackTracer:
     def __init__(self):
         self.snapshots = {}  # os tid -> ([ns], [stack])
-        self._own = os.path.dirname(os.path.abspath(__file__))
+        # File names are shown relative to the longest sys.path entry (or the
+        # working directory) holding them, as PyTorch shows them.
+        self._prefixes = sorted({os.getcwd()} | {p for p in sys.path if p}, key=len, reverse=True)
+        self._short = {}
+
+    def _short_path(self, path):
+        s = self._short.get(path)
+        if s is None:
+            s = path
+            for prefix in self._prefixes:
+                if path.startswith(prefix + os.sep):
+                    s = path[len(prefix) + 1:]
+                    break
+            self._short[path] = s
+        return s
 
     def _hook(self, frame, event, arg):
         if event != "c_call":
@@ -97,7 +106,7 @@ class _StackTracer:
         f = frame
         while f is not None:
             code = f.f_code
-            stack.append(f"{_short_path(code.co_filename)}({f.f_lineno}): {code.co_name}")
+            stack.append(f"{self._short_path(code.co_filename)}({f.f_lineno}): {code.co_name}")
             f = f.f_back
         times, stacks = self.snapshots.setdefault(threading.get_native_id(), ([], []))
         times.append(ns)
@@ -147,13 +156,13 @@ class _ModuleRanges:
         return s
 
     def _pre(self, module, args):
-        self._stack().append((module, _C._record_function_enter(self._name(module))))
+        self._stack().append((module, _PC._record_function_enter(self._name(module))))
 
     def _post(self, module, args, output):
         s = self._stack()
         while s:
             m, rid = s.pop()
-            _C._record_function_exit(rid)
+            _PC._record_function_exit(rid)
             if m is module:
                 break
 
@@ -277,7 +286,7 @@ class profile:
         return self
 
     def _start(self):
-        if _C._profiler_enabled():
+        if _PC._profiler_enabled():
             raise RuntimeError("profile: a profiler is already running (profilers do not nest; stop the other one "
                                "first)")
         self._t0_ns = time.monotonic_ns()
@@ -287,7 +296,7 @@ class profile:
         if not self.use_cpu:
             self._running = True
             return
-        _C._profiler_start(bool(self.record_shapes), bool(self.profile_memory))
+        _PC._profiler_start(bool(self.record_shapes), bool(self.profile_memory))
         self._running = True
         if self._stack_tracer is not None:
             self._stack_tracer.start()
@@ -306,7 +315,7 @@ class profile:
             self._module_ranges.stop()
         if self._stack_tracer is not None:
             self._stack_tracer.stop()
-        raw = _C._profiler_stop()
+        raw = _PC._profiler_stop()
         self._running = False
         self.function_events = self._make_event_list(raw)
 
@@ -393,7 +402,7 @@ class record_function:
         self.record = None
 
     def __enter__(self):
-        self.record = _C._record_function_enter(self.name)
+        self.record = _PC._record_function_enter(self.name)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
@@ -401,7 +410,7 @@ class record_function:
             return
         record, self.record = self.record, None
         if record is not None:
-            _C._record_function_exit(record)
+            _PC._record_function_exit(record)
 
     def __call__(self, fn):
         # A fresh range per call, so recursive and concurrent calls nest correctly.
@@ -422,11 +431,11 @@ class record_function:
 
         def done(f):
             if record is not None:
-                _C._record_function_exit(record)
+                _PC._record_function_exit(record)
             return f.wait() if hasattr(f, "wait") else f.result()
         if hasattr(fut, "then"):
             return fut.then(done)
-        fut.add_done_callback(lambda f: record is not None and _C._record_function_exit(record))
+        fut.add_done_callback(lambda f: record is not None and _PC._record_function_exit(record))
         return fut
 
 

@@ -10,7 +10,6 @@ import tempfile
 import time
 import warnings
 
-from torchlike import _C
 from torchlike.autograd import profiler as prof
 from torchlike.autograd.profiler_util import DeviceType  # noqa: F401  (re-exported)
 
