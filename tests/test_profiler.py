@@ -608,3 +608,33 @@ def test_pytorch_parity_of_names_shapes_and_table_header():
     th = _table_rows(tp.key_averages().table())[1]
     mh = _table_rows(mp.key_averages().table())[1]
     assert [c.strip() for c in th.split("  ") if c.strip()] == [c.strip() for c in mh.split("  ") if c.strip()]
+
+
+def test_record_function_ended_by_a_future():
+    import concurrent.futures
+    with profile() as p:
+        rf = record_function("async_part")
+        rf.__enter__()
+        fut = concurrent.futures.Future()
+        assert rf._call_end_callbacks_on_future(fut) is fut
+        rf.__exit__(None, None, None)  # the future ends the range, not the block
+        tl.ones(1)
+        fut.set_result(3)
+        tl.zeros(1)
+    part = find(p.events(), "async_part")[0]
+    assert find(p.events(), "aten::ones")[0].cpu_parent is part
+    assert find(p.events(), "aten::zeros")[0].cpu_parent is None
+    with pytest.raises(RuntimeError, match="once"):
+        rf._call_end_callbacks_on_future(fut)
+
+
+def test_event_metadata():
+    with profile() as p:
+        tl.ones(1)
+    e = find(p.events(), "aten::ones")[0]
+    assert e.device_type == tl.profiler.DeviceType.CPU and e.device_type == 0
+    assert e.count == 1 and e.key == "aten::ones" and e.cpu_time == e.cpu_time_total
+    assert "aten::ones" in repr(e)
+    assert any("aten::ones" in repr(a) for a in p.key_averages())
+    assert [a.value for a in ProfilerAction] == [0, 1, 2, 3, 4]
+    assert {a.name for a in ProfilerActivity} >= {"CPU", "CUDA"}

@@ -200,7 +200,10 @@ class TypedOperatorHandle<R(Args...)> {
     if (range.recordsInputs()) detail::profile_inputs(range, args...);
     return redispatch_masked(ks, std::forward<Args>(args)...);
   }
-  R redispatch_masked(DispatchKeySet ks, Args... args) const {
+  // Always inlined: with two callers (call and call_profiled) the inliner
+  // would otherwise keep it out of line for many ops, adding a call to every
+  // unprofiled operator call.
+  __attribute__((always_inline)) R redispatch_masked(DispatchKeySet ks, Args... args) const {
     // One acquire load of the published table; everything it points to is immutable.
     const DispatchTable& t = e_->table();
     ks = ks & t.non_fallthrough;

@@ -5,6 +5,7 @@ engine and (profile_memory) CPU allocations, all from one C++ event stream
 (csrc/c10/ProfilerHooks.cpp), and turns them into an EventList.
 """
 import functools
+import gc
 import os
 import sys
 import threading
@@ -315,9 +316,17 @@ class profile:
             self._module_ranges.stop()
         if self._stack_tracer is not None:
             self._stack_tracer.stop()
-        raw = _PC._profiler_stop()
-        self._running = False
-        self.function_events = self._make_event_list(raw)
+        # The results are many small linked objects made at once: a collection
+        # pass per allocation threshold would rescan them all (quadratic).
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            raw = _PC._profiler_stop()
+            self._running = False
+            self.function_events = self._make_event_list(raw)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
 
     def _make_event_list(self, raw):
         evts = _build_events(raw, self._t0_ns, with_flops=self.with_flops, stack_tracer=self._stack_tracer)
@@ -325,7 +334,6 @@ class profile:
                         with_flops=self.with_flops)
         lst._trace_meta = {"base_us": self._t0_ns / 1000.0, "base_ns": self._t0_wall_ns - self._t0_ns}
         lst._trace_meta.update(self._metadata)
-        lst._build_tree()
         return lst
 
     def __exit__(self, exc_type, exc_val, exc_tb):

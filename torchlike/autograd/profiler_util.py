@@ -5,14 +5,13 @@ table, chrome-trace and stack exports), laid out as PyTorch's.
 Times are microseconds (floats), memory is bytes; an event's self values
 exclude its children, which are the ranges recorded inside it on its thread.
 """
-import bisect
 import enum
 import json
 import os
 from collections import OrderedDict
 
 __all__ = ["DeviceType", "EventList", "FunctionEvent", "FunctionEventAvg", "Interval", "format_time", "format_time_share",
-           "format_memory", "MemRecordsAcc"]
+           "format_memory"]
 
 
 class DeviceType(enum.IntEnum):
@@ -82,20 +81,6 @@ class Interval:
 
     def __repr__(self):
         return f"Interval(start={self.start}, end={self.end})"
-
-
-class MemRecordsAcc:
-    """Memory records sorted by time, for lookups of the records inside an interval."""
-
-    def __init__(self, mem_records):
-        self._mem_records = sorted(mem_records, key=lambda r: r[0])
-        self._start_uses = [r[0] for r in self._mem_records]
-
-    def in_interval(self, start_us, end_us):
-        lo = bisect.bisect_left(self._start_uses, start_us)
-        hi = bisect.bisect_right(self._start_uses, end_us)
-        for i in range(lo, hi):
-            yield self._mem_records[i]
 
 
 class FormattedTimesMixin:
@@ -191,10 +176,6 @@ class FunctionEvent(FormattedTimesMixin):
 
     def append_kernel(self, name, device, duration):
         self.kernels.append((name, device, duration))
-
-    @property
-    def self_cpu_memory_usage_(self):
-        return self.self_cpu_memory_usage
 
     @property
     def self_device_memory_usage(self):
@@ -334,13 +315,7 @@ class EventList(list):
         self._use_device = use_device
         self._profile_memory = profile_memory
         self._with_flops = with_flops
-        self._tree_built = False
         self._trace_meta = {}
-
-    def _build_tree(self):
-        # Parents and children are linked when the events are made (the
-        # recorder knows each range's enclosing range); nothing to infer.
-        self._tree_built = True
 
     def __str__(self):
         return self.table()
