@@ -243,6 +243,23 @@ def test_schedule_with_nothing_active_records_nothing():
     assert not _PC._profiler_enabled()
 
 
+def test_schedule_ending_before_any_active_step():
+    got = []
+    with profile(schedule=schedule(wait=1, warmup=2, active=1), on_trace_ready=got.append) as p:
+        for _ in range(2):  # exits in the warmup: an empty trace, no callback
+            tl.ones(2)
+            p.step()
+    assert got == [] and len(p.events()) == 0
+    with profile(schedule=schedule(wait=5, warmup=1, active=1), on_trace_ready=got.append) as p:
+        for _ in range(2):  # exits while waiting: no trace at all
+            tl.ones(2)
+            p.step()
+    assert got == []
+    with pytest.raises(AssertionError, match="initialized"):
+        p.events()
+    assert not _PC._profiler_enabled()
+
+
 def test_schedule_must_return_an_action():
     with pytest.raises(TypeError, match="ProfilerAction"):
         with profile(schedule=lambda step: "record") as p:
@@ -556,7 +573,7 @@ def test_bottleneck_cli(tmp_path):
     script = tmp_path / "tiny.py"
     script.write_text("import sys\nimport torchlike as tl\n"
                       "x = tl.ones(8, 8)\nfor _ in range(3):\n    y = tl.mm(x, x)\n"
-                      "print('ARGS', sys.argv[1:])\n")
+                      "print('ARGS', sys.argv[1:])\nsys.exit(0)\n")
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([sys.executable, "-m", "torchlike.utils.bottleneck", str(script), "--flag", "7"],
                        capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
@@ -566,6 +583,11 @@ def test_bottleneck_cli(tmp_path):
     assert "cProfile output" in out and "autograd profiler output" in out
     assert "aten::mm" in out and "Self CPU time total" in out
     assert "tottime" in out  # pstats' table
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nsys.exit(3)\n")
+    r = subprocess.run([sys.executable, "-m", "torchlike.utils.bottleneck", str(bad)],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 3
     r = subprocess.run([sys.executable, "-m", "torchlike.utils.bottleneck", str(tmp_path / "missing.py")],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode != 0 and "no such script" in r.stderr

@@ -292,7 +292,9 @@ class profile(_KinetoProfile):
             (A.NONE, A.WARMUP): [self.prepare_trace],
             (A.NONE, A.RECORD): [self.prepare_trace, self.start_trace],
             (A.NONE, A.RECORD_AND_SAVE): [self.prepare_trace, self.start_trace],
-            (A.WARMUP, A.NONE): [partial_warn("Incorrect schedule: WARMUP followed by NONE")],
+            # A warmup that never reaches RECORD ends as an empty trace.
+            (A.WARMUP, A.NONE): [partial_warn("Incorrect schedule: WARMUP followed by NONE"), self.start_trace,
+                                 self.stop_trace],
             (A.WARMUP, A.WARMUP): [],
             (A.WARMUP, A.RECORD): [self.start_trace],
             (A.WARMUP, A.RECORD_AND_SAVE): [self.start_trace],
@@ -307,7 +309,7 @@ class profile(_KinetoProfile):
             (A.RECORD_AND_SAVE, A.RECORD_AND_SAVE): [self.stop_trace, self._trace_ready, self.prepare_trace,
                                                      self.start_trace],
             # stop() (exit from the context manager)
-            (A.WARMUP, None): [],
+            (A.WARMUP, None): [self.start_trace, self.stop_trace],
             (A.RECORD, None): [self.stop_trace, self._trace_ready],
             (A.RECORD_AND_SAVE, None): [self.stop_trace, self._trace_ready],
             (A.NONE, None): [],

@@ -46,17 +46,29 @@ def run_env_analysis():
     return "\n".join(lines)
 
 
+def _run(code, globs):
+    # A script that ends with sys.exit(0) has finished normally; any other
+    # exit status, like an exception, ends the analysis with it.
+    try:
+        exec(code, globs, None)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise
+
+
 def run_cprofile(code, globs, launch_blocking=False):
     prof = cProfile.Profile()
     prof.enable()
-    exec(code, globs, None)
-    prof.disable()
+    try:
+        _run(code, globs)
+    finally:
+        prof.disable()
     return prof
 
 
 def run_autograd_prof(code, globs):
     with profiler.profile() as prof:
-        exec(code, globs, None)
+        _run(code, globs)
     return prof
 
 
