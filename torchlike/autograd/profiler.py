@@ -115,12 +115,13 @@ class _StackTracer:
 
     def start(self):
         self._prev = sys.getprofile()
+        self._prev_threads = threading.getprofile()
         sys.setprofile(self._hook)
         threading.setprofile(self._hook)
 
     def stop(self):
         sys.setprofile(self._prev)
-        threading.setprofile(None)
+        threading.setprofile(self._prev_threads)
 
     def stack_at(self, tid, ns):
         import bisect

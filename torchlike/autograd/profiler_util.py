@@ -389,26 +389,13 @@ class EventList(list):
         return avg_list
 
     def total_average(self):
+        """All events summed into one FunctionEventAvg keyed "Total"."""
         total = FunctionEventAvg()
         for evt in self:
-            total.add(evt) if total.key is None else _add_ignoring_key(total, evt)
+            total.key = evt.key  # add() sums only events of its own key
+            total.add(evt)
         total.key = "Total"
         return total
-
-
-def _add_ignoring_key(total, evt):
-    key = total.key
-    total.key = None
-    saved = {a: getattr(total, a) for a in ("cpu_time_total", "device_time_total", "self_cpu_time_total",
-                                            "self_device_time_total", "cpu_memory_usage", "device_memory_usage",
-                                            "self_cpu_memory_usage", "self_device_memory_usage", "count", "flops")}
-    total.add(evt)
-    for a, v in saved.items():
-        if a == "flops":
-            total.flops = (v or 0) + (evt.flops or 0)
-        else:
-            setattr(total, a, v + getattr(evt, a))
-    total.key = key
 
 
 def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75,
