@@ -134,6 +134,11 @@ def test_backward_nodes_are_recorded():
     assert "aten::mul" in names(mul_node.cpu_children)
     assert mul_node.input_shapes == [[5, 10]]  # the incoming gradient
     assert mul_node.sequence_nr >= 0
+    # The forward op carries its Node's sequence number (first Node made inside it).
+    fwd_mul = [e for e in find(ev, "aten::mul") if e.cpu_parent is None or "Backward" not in e.cpu_parent.name][0]
+    assert fwd_mul.sequence_nr == mul_node.sequence_nr
+    assert find(ev, "aten::sum")[0].sequence_nr == find(ev, "SumBackward0")[0].sequence_nr
+    assert all(e.sequence_nr == -1 for e in mul_node.cpu_children)  # no grad mode in backward: no Nodes
     assert a.grad is not None and float(a.grad.sum().item()) == 100.0
 
 
@@ -348,6 +353,11 @@ def test_export_chrome_trace(tmp_path):
     mul = [e for e in xs if e["name"] == "aten::mul"][0]
     assert mul["args"]["Input Dims"][0] == [5, 10] and mul["args"]["Input type"][0] == "float"
     assert [e for e in xs if e["name"] == "block"][0]["cat"] == "user_annotation"
+    # Flow arrows from each forward op to its backward Node.
+    starts = {e["id"]: e for e in data["traceEvents"] if e["ph"] == "s"}
+    ends = {e["id"]: e for e in data["traceEvents"] if e["ph"] == "f"}
+    assert set(starts) == set(ends) and len(starts) == 2  # mul and sum
+    assert starts[mul["args"]["Sequence number"]]["ts"] == mul["ts"]
     assert data["displayTimeUnit"] == "ms"
     assert any(e["ph"] == "i" and e["name"] == "[memory]" for e in data["traceEvents"]) or \
         "[memory]" not in names(p.events())

@@ -40,9 +40,11 @@ std::atomic<bool> g_record_shapes{false};
 std::atomic<bool> g_profile_memory{false};
 std::atomic<uint64_t> g_next_event{1};
 
-// The ranges open on this thread, innermost last, tagged with their session.
+// The ranges open on this thread, innermost last, tagged with their session;
+// `op` is the event of an operator range (owned by its RangeGuard), else null.
 struct Open {
   uint64_t session, id;
+  Event* op;
 };
 thread_local std::vector<Open> t_open;
 
@@ -75,7 +77,7 @@ Event* begin(std::string name, EventKind kind, uint64_t* session_out) {
   e->tid = thread_id();
   e->id = g_next_event.fetch_add(1, std::memory_order_relaxed);
   e->parent = innermost(s);
-  t_open.push_back({s, e->id});
+  t_open.push_back({s, e->id, kind == EventKind::Op ? e : nullptr});
   *session_out = s;
   e->start_ns = nowNs();
   return e;
@@ -207,6 +209,15 @@ void popRange(uint64_t id) {
     S.open_by_id.erase(it);
   }
   finish(e, g_session.load(std::memory_order_acquire));
+}
+
+void tagSequenceNr(int64_t sequence_nr) {
+  uint64_t s = g_session.load(std::memory_order_acquire);
+  if (s == 0 || t_open.empty()) return;
+  const Open& top = t_open.back();
+  // Only the first Node made inside an op is its own (the ones made after,
+  // AccumulateGrad for a leaf input, belong to the inputs).
+  if (top.session == s && top.op != nullptr && top.op->sequence_nr < 0) top.op->sequence_nr = sequence_nr;
 }
 
 void recordMemory(const void* ptr, int64_t bytes, int64_t total_allocated, Device device) {

@@ -94,6 +94,12 @@ class RangeGuard {
 uint64_t pushRange(const std::string& name, EventKind kind);
 void popRange(uint64_t id);
 
+// The autograd hook: a Node was made with this sequence number. The
+// innermost operator event open on this thread (the op whose Autograd kernel
+// made the Node) takes it if it has none yet, linking forward and backward as
+// PyTorch's "Sequence number" does.
+void tagSequenceNr(int64_t sequence_nr);
+
 // The allocator's hook: bytes > 0 for an allocation, < 0 for a free.
 void recordMemory(const void* ptr, int64_t bytes, int64_t total_allocated, Device device);
 

@@ -616,6 +616,19 @@ def _chrome_trace(events, path):
             args["Call stack"] = ";".join(e.stack)
         trace_events.append({"ph": "X", "cat": e.kind, "name": e.trace_name, "pid": pid, "tid": tid,
                              "ts": base_us + e.time_range.start, "dur": e.time_range.elapsed_us(), "args": args})
+    # Forward op -> its backward Node (same autograd sequence number): flow
+    # arrows, as PyTorch's traces draw them.
+    fwd = {}
+    for e in events:
+        if e.kind == "cpu_op" and e.scope == 0 and e.sequence_nr >= 0:
+            fwd.setdefault(e.sequence_nr, e)
+    for e in events:
+        if e.scope == 1 and e.sequence_nr in fwd and not e.name.startswith("autograd::engine::evaluate_function"):
+            f = fwd.pop(e.sequence_nr)
+            trace_events.append({"ph": "s", "id": e.sequence_nr, "pid": pid, "tid": f.os_tid or f.thread,
+                                 "ts": base_us + f.time_range.start, "cat": "fwdbwd", "name": "fwdbwd"})
+            trace_events.append({"ph": "f", "id": e.sequence_nr, "pid": pid, "tid": e.os_tid or e.thread,
+                                 "ts": base_us + e.time_range.start, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})
     meta = {"schemaVersion": 1, "deviceProperties": [], "record_shapes": int(any(e.input_shapes for e in events)),
             "profile_memory": int(bool(getattr(events, "_profile_memory", False))), "host_name": socket.gethostname(),
             "displayTimeUnit": "ms", "baseTimeNanoseconds": int(events._trace_meta.get("base_ns", 0)),
