@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the profiler costs per operator call (the 1-element add of bench_core).
 
-    python tools/bench/bench_profiler.py [--baseline /path/to/other/checkout] [--calls 2000] [--repeat 21]
+    python tools/bench/bench_profiler.py [--baseline /path/to/other/checkout] [--calls 5000] [--repeat 51]
 
 - on-overhead: the same process, the same add, with a profiling session
   recording (profile(), profile(record_shapes=True)) against none;
@@ -119,8 +119,8 @@ def on_overhead(calls, repeat):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline", help="another built checkout to compare the unprofiled add with")
-    ap.add_argument("--calls", type=int, default=2000)
-    ap.add_argument("--repeat", type=int, default=21)
+    ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--repeat", type=int, default=51)
     a = ap.parse_args()
     print(f"CPU: {cpu_name()}; 1 thread; {a.calls} adds of 1-element float32 tensors per repeat, "
           f"median of {max(a.repeat, MIN_REPEATS)} repeats")
