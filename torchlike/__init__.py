@@ -111,6 +111,7 @@ __version__ = "0.1.0"
 # (PyTorch imports them eagerly; here they load on first attribute access, which
 # keeps `import torchlike` fast). `import torchlike.optim` works as usual.
 _LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils", "library", "distributed", "jit")
+_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils", "library", "profiler", "__config__")
 
 
 def __getattr__(name):

@@ -1,9 +1,11 @@
 #include "Engine.h"
 
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
 #include "c10/DispatchKey.h"
+#include "c10/ProfilerHooks.h"
 #include "ops/_to_copy.h"
 #include "ops/add.h"
 #include "ops/any.h"
@@ -218,6 +220,16 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
           results[c.second] = results[c.second].defined() ? at::_ops::add(results[c.second], in[c.first], 1) : in[c.first];
     }
     if (!runs(n)) continue;
+    // Profiler ranges, named as PyTorch's: the node's whole evaluation (hooks,
+    // apply, routing its outputs) and, inside it, its apply.
+    std::optional<c10::profiler::RangeGuard> eval_range;
+    std::string prof_name;
+    if (TL_UNLIKELY(c10::profiler::enabled())) {
+      prof_name = n->name();
+      if (prof_name == "AccumulateGrad") prof_name = "torch::autograd::AccumulateGrad";
+      eval_range.emplace("autograd::engine::evaluate_function: " + prof_name, c10::profiler::EventKind::Backward,
+                         (int64_t)n->sequence_nr());
+    }
     for (auto& h : n->pre_hooks().items) {
       variable_list r = h.second(in);
       if (!r.empty()) in = std::move(r);
@@ -228,6 +240,12 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       // any it is handed over, so a gradient buffer nothing else holds
       // reaches AccumulateGrad with no extra reference and is stolen there
       // instead of cloned.
+      std::optional<c10::profiler::RangeGuard> apply_range;
+      if (eval_range) {
+        apply_range.emplace(prof_name, c10::profiler::EventKind::Backward, (int64_t)n->sequence_nr());
+        if (apply_range->recordsInputs())
+          for (const TensorBase& g : in) apply_range->addInput(g);
+      }
       out = n->post_hooks().items.empty() ? n->apply(std::move(in)) : n->apply(variable_list(in));
     } catch (const c10::Error& e) {
       if (anomaly_enabled() && !n->anomaly_trace().empty())

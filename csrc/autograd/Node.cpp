@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 #include "AutogradMeta.h"
+#include "c10/ProfilerHooks.h"
 #include "ops/add.h"
 #include "ops/clone.h"
 #include "ops/copy.h"
@@ -14,7 +15,9 @@ namespace torchlike::autograd {
 
 uint64_t next_sequence_nr() {
   static std::atomic<uint64_t> n{0};
-  return n.fetch_add(1, std::memory_order_relaxed);
+  uint64_t s = n.fetch_add(1, std::memory_order_relaxed);
+  if (TL_UNLIKELY(c10::profiler::enabled())) c10::profiler::tagSequenceNr(static_cast<int64_t>(s));
+  return s;
 }
 
 namespace {

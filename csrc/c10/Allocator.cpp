@@ -1,4 +1,5 @@
 #include "Allocator.h"
+#include "ProfilerHooks.h"
 
 #include <sys/mman.h>
 
@@ -41,6 +42,7 @@ class CPUCachingAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes, DeviceIndex, StreamId) override {
     size_t size = round_size(nbytes);
     void* p = nullptr;
+    size_t total;
     {
       std::lock_guard<std::mutex> g(mu_);
       auto it = free_.find(size);
@@ -53,6 +55,7 @@ class CPUCachingAllocator final : public Allocator {
         ++misses_;
       }
       allocated_ += size;
+      total = allocated_;
     }
     if (!p) {
       p = system_alloc(size);
@@ -62,9 +65,12 @@ class CPUCachingAllocator final : public Allocator {
       }
       TL_CHECK(p != nullptr, "CPU out of memory: tried to allocate ", nbytes, " bytes");
     }
+    if (TL_UNLIKELY(profiler::enabled())) profiler::recordMemory(p, (int64_t)nbytes, (int64_t)total, Device(DeviceType::CPU));
     DataPtr d;
     d.ptr = p;
-    d.ctx = reinterpret_cast<void*>(size);
+    // The requested size (the profiler reports it); the block's size is
+    // round_size() of it again.
+    d.ctx = reinterpret_cast<void*>(nbytes);
     d.deleter = &CPUCachingAllocator::free_block;
     d.device = Device(DeviceType::CPU);
     return d;
@@ -72,17 +78,22 @@ class CPUCachingAllocator final : public Allocator {
 
   static void free_block(void* ctx, void* ptr) {
     auto& self = instance();
-    size_t size = reinterpret_cast<size_t>(ctx);
+    size_t nbytes = reinterpret_cast<size_t>(ctx);
+    size_t size = round_size(nbytes);
+    size_t total;
+    bool cached = false;
     {
       std::lock_guard<std::mutex> g(self.mu_);
       self.allocated_ -= size;
+      total = self.allocated_;
       if (self.cached_ + size <= self.limit_) {
         self.free_[size].push_back(ptr);
         self.cached_ += size;
-        return;
+        cached = true;
       }
     }
-    std::free(ptr);
+    if (TL_UNLIKELY(profiler::enabled())) profiler::recordMemory(ptr, -(int64_t)nbytes, (int64_t)total, Device(DeviceType::CPU));
+    if (!cached) std::free(ptr);
   }
 
   void cpuEmptyCacheLocked() {

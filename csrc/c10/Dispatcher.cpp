@@ -1,4 +1,5 @@
 #include "Dispatcher.h"
+#include "ProfilerHooks.h"
 
 #include <sstream>
 #include <utility>
@@ -353,7 +354,22 @@ static DispatchKeySet keySetOfStack(const Stack& s, size_t nargs) {
 void Dispatcher::callBoxed(const OperatorEntry& op, Stack* stack) const {
   size_t nargs = op.hasSchema() ? op.numArguments() : stack->size();
   TL_CHECK(stack->size() >= nargs, op.name(), ": expected ", nargs, " arguments, got ", stack->size());
-  redispatchBoxed(op, applyTLS(keySetOfStack(*stack, nargs)), stack);
+  DispatchKeySet ks = applyTLS(keySetOfStack(*stack, nargs));
+  if (TL_UNLIKELY(profiler::enabled())) {
+    profiler::RangeGuard range(op, ks);
+    if (range.recordsInputs()) {
+      for (size_t i = stack->size() - nargs; i < stack->size(); ++i) {
+        const IValue& v = (*stack)[i];
+        if (v.tag == IValue::Tag::Tensor) range.addInput(v.tensor);
+        else if (v.tag == IValue::Tag::TensorList || v.tag == IValue::Tag::OptionalTensorList)
+          range.addInput(ArrayRef<TensorBase>(v.tensors));
+        else range.addNonTensorInput();
+      }
+    }
+    redispatchBoxed(op, ks, stack);
+    return;
+  }
+  redispatchBoxed(op, ks, stack);
 }
 
 void Dispatcher::redispatchBoxed(const OperatorEntry& op, DispatchKeySet ks, Stack* stack) const {

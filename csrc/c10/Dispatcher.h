@@ -22,6 +22,7 @@
 #include <vector>
 #include "FunctionSchema.h"
 #include "KernelFunction.h"
+#include "ProfilerHooks.h"
 
 namespace c10 {
 
@@ -142,6 +143,28 @@ template <class... Rest> void collect_keys(DispatchKeySet& ks, ArrayRef<TensorBa
     if (t.defined()) ks = ks | t.key_set();
   collect_keys(ks, rest...);
 }
+
+// Hands each argument's metadata to a profiler range (record_shapes).
+inline void profile_inputs(profiler::RangeGuard&) {}
+template <class... Rest> void profile_inputs(profiler::RangeGuard& g, const TensorBase& t, const Rest&... rest);
+template <class... Rest> void profile_inputs(profiler::RangeGuard& g, const std::optional<TensorBase>& t, const Rest&... rest);
+template <class... Rest> void profile_inputs(profiler::RangeGuard& g, ArrayRef<TensorBase> ts, const Rest&... rest);
+template <class T, class... Rest> void profile_inputs(profiler::RangeGuard& g, const T&, const Rest&... rest) {
+  g.addNonTensorInput();
+  profile_inputs(g, rest...);
+}
+template <class... Rest> void profile_inputs(profiler::RangeGuard& g, const TensorBase& t, const Rest&... rest) {
+  g.addInput(t);
+  profile_inputs(g, rest...);
+}
+template <class... Rest> void profile_inputs(profiler::RangeGuard& g, const std::optional<TensorBase>& t, const Rest&... rest) {
+  g.addInput(t);
+  profile_inputs(g, rest...);
+}
+template <class... Rest> void profile_inputs(profiler::RangeGuard& g, ArrayRef<TensorBase> ts, const Rest&... rest) {
+  g.addInput(ts);
+  profile_inputs(g, rest...);
+}
 }  // namespace detail
 
 template <class... Args>
@@ -160,6 +183,9 @@ class TypedOperatorHandle<R(Args...)> {
   // `extra` carries keys not derivable from tensor arguments (a factory's device).
   R call(DispatchKeySet extra, Args... args) const {
     DispatchKeySet ks = applyTLS(keySetOf(args...) | extra);
+    // The profiler sees top-level calls only (a kernel's redispatch below
+    // itself is the same call); off, this is one predictable branch.
+    if (TL_UNLIKELY(profiler::enabled())) return call_profiled(ks, std::forward<Args>(args)...);
     return redispatch_masked(ks, std::forward<Args>(args)...);
   }
   R call(Args... args) const { return call(DispatchKeySet(), std::forward<Args>(args)...); }
@@ -168,7 +194,16 @@ class TypedOperatorHandle<R(Args...)> {
   OperatorEntry& entry() const { return *e_; }
 
  private:
-  R redispatch_masked(DispatchKeySet ks, Args... args) const {
+  // Out of line and cold, so the unprofiled path keeps its size and layout.
+  __attribute__((noinline, cold)) R call_profiled(DispatchKeySet ks, Args... args) const {
+    profiler::RangeGuard range(*e_, ks);
+    if (range.recordsInputs()) detail::profile_inputs(range, args...);
+    return redispatch_masked(ks, std::forward<Args>(args)...);
+  }
+  // Always inlined: with two callers (call and call_profiled) the inliner
+  // would otherwise keep it out of line for many ops, adding a call to every
+  // unprofiled operator call.
+  __attribute__((always_inline)) R redispatch_masked(DispatchKeySet ks, Args... args) const {
     // One acquire load of the published table; everything it points to is immutable.
     const DispatchTable& t = e_->table();
     ks = ks & t.non_fallthrough;

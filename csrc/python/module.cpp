@@ -22,6 +22,7 @@ void tl_init_dispatch_testing(MethodTables& t);
 void tl_init_cpp_api_testing(MethodTables& t);
 void tl_init_autograd(MethodTables& t);
 void tl_init_autocast(MethodTables& t);
+void tl_init_profiler(MethodTables& t);
 void tl_init_autograd_types(PyObject* module);
 void tl_init_devices(PyObject* module);
 void tl_init_device_testing(PyObject* module);
@@ -222,6 +223,7 @@ static PyObject* init_module() {
   tl_init_cpp_api_testing(*tables);
   tl_init_autograd(*tables);
   tl_init_autocast(*tables);
+  tl_init_profiler(*tables);
   g_extra_tensor_methods = &tables->methods;
 
   PyObject* m = PyModule_Create(&module_def);

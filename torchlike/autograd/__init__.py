@@ -74,3 +74,4 @@ from torchlike.autograd._variable import Variable, variable  # noqa: E402,F401
 from torchlike.autograd._nested_io import NestedIOFunction  # noqa: E402,F401
 from torchlike.autograd._multithreading import set_multithreading_enabled  # noqa: E402,F401
 from torchlike.autograd._grad_layout import enforce_grad_layout_policy  # noqa: E402,F401
+from torchlike.autograd import profiler, profiler_util  # noqa: E402,F401
