@@ -110,8 +110,8 @@ __version__ = "0.1.0"
 # Packages above the operator layer that a bare `import torchlike` need not load
 # (PyTorch imports them eagerly; here they load on first attribute access, which
 # keeps `import torchlike` fast). `import torchlike.optim` works as usual.
-_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils", "library", "distributed", "jit")
-_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils", "library", "profiler", "__config__")
+_LAZY_SUBMODULES = ("distributions", "optim", "multiprocessing", "utils", "library", "distributed", "jit",
+                    "profiler", "__config__")
 
 
 def __getattr__(name):
