@@ -101,6 +101,26 @@ def test_input_used_twice_and_grad_of_one_input_only():
     assert y.grad is None
 
 
+@pytest.mark.parametrize("layout", ["broadcast", "contiguous", "transposed", "broadcast_row"])
+def test_fused_backward_for_each_layout_of_the_incoming_gradient(layout):
+    # sum().backward() hands the kernel one value broadcast (stride 0), which
+    # it loads once; other layouts take the contiguous or the strided loop.
+    x, y = rand(37, 23, grad=True), rand(37, 23, seed=5)
+    c = tl.compile(silu_chain)
+    c(x, y)
+    out = c(x, y)
+    gn = np.random.default_rng(6).standard_normal((37, 23))
+    grad = {"broadcast": lambda: tl.tensor(1.5, dtype=tl.float64).expand(37, 23),
+            "contiguous": lambda: tl.tensor(gn),
+            "transposed": lambda: tl.tensor(gn.T.copy()).t(),
+            "broadcast_row": lambda: tl.tensor(np.arange(23.0)).expand(37, 23)}[layout]()
+    assert (layout == "contiguous") == grad.is_contiguous()
+    out.backward(grad)
+    xn = x.detach().numpy()
+    s = 1 / (1 + np.exp(-xn))
+    np.testing.assert_allclose(x.grad.numpy(), grad.numpy() * (s + xn * s * (1 - s)), rtol=1e-12, atol=1e-14)
+
+
 def test_guards_recompile_and_the_limit(capfd, monkeypatch):
     monkeypatch.setenv("TORCHLIKE_LOGS", "recompiles")
     c = tl.compile(silu_chain)
