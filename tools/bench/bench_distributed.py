@@ -81,6 +81,23 @@ def rank_main(use_torch):
     ddp = lib.nn.parallel.DistributedDataParallel(model)
     opt = lib.optim.SGD(ddp.parameters(), lr=0.01)
     out["ddp"] = median_time(_step_fn(lib, ddp, opt, GLOBAL_BATCH // 2), repeat=20, warmup=3)
+    # The same comparison with less noise from the machine: in each rank, a
+    # step of a plain model (no DDP, half the batch) and a DDP step in turns,
+    # both ranks starting each step together, so both figures see the same
+    # machine (two busy processes) at the same moments.
+    import statistics
+    import time
+    plain_model = _mlp(lib.nn)
+    plain = _step_fn(lib, plain_model, lib.optim.SGD(plain_model.parameters(), lr=0.01), GLOBAL_BATCH // 2)
+    ddp_step = _step_fn(lib, ddp, opt, GLOBAL_BATCH // 2)
+    tp, td = [], []
+    for i in range(5 + 31):
+        for fn, acc in ((plain, tp), (ddp_step, td)):
+            dist.barrier()
+            t0 = time.perf_counter()
+            fn()
+            acc.append(time.perf_counter() - t0)
+    out["turns"] = (statistics.median(tp[5:]), statistics.median(td[5:]))
     if rank == 0:
         print("RESULT", repr(out), flush=True)
     dist.destroy_process_group()
@@ -119,7 +136,7 @@ def main():
     me = os.path.abspath(__file__)
     ours = _result([sys.executable, "-m", "torchlike.distributed.run", "--nproc_per_node", "2", me, "--rank"], env)
     ours_single = _result([sys.executable, me, "--single"], env)
-    print(f"CPU: {cpu_name()} ({os.cpu_count()} cores, shared with other jobs)")
+    print(f"CPU: {cpu_name()} ({os.cpu_count()} cores; say whether other work shared the machine)")
     t_ours, t_mpi = ours["allreduce"]
     gb = MIB / 1024
     print(f"all_reduce {MIB} MiB float32, 2 ranks: torchlike {t_ours * 1e3:.1f} ms ({gb / t_ours:.2f} GiB/s), "
@@ -128,6 +145,9 @@ def main():
     print(f"DDP MLP {SIZES} step, batch {GLOBAL_BATCH // 2} per rank, 1 thread each: 2 ranks "
           f"{ours['ddp'] * 1e3:.2f} ms vs 1 process on half the batch {ours_single * 1e3:.2f} ms: "
           f"{ours['ddp'] / ours_single:.2f}x (target <= 1.2x)")
+    tp, td = ours["turns"]
+    print(f"  in turns within the ranks (median of 31): plain step {tp * 1e3:.2f} ms, DDP step {td * 1e3:.2f} ms: "
+          f"{td / tp:.2f}x")
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -144,6 +164,9 @@ def main():
     print(f"PyTorch gloo DDP, same MLP: 2 ranks {theirs['ddp'] * 1e3:.2f} ms vs 1 process on half the batch "
           f"{theirs_single * 1e3:.2f} ms: {theirs['ddp'] / theirs_single:.2f}x; torchlike's DDP step takes "
           f"{ours['ddp'] / theirs['ddp']:.2f}x PyTorch's")
+    tp, td = theirs["turns"]
+    print(f"  in turns within the ranks (median of 31): plain step {tp * 1e3:.2f} ms, DDP step {td * 1e3:.2f} ms: "
+          f"{td / tp:.2f}x")
 
 
 if __name__ == "__main__":

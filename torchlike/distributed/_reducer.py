@@ -211,7 +211,8 @@ class Reducer:
                                 b == len(self.buckets) - 1)
             self._works[b] = self._comm_hook(self._hook_state, bucket)
         else:
-            flat.div_(self.pg.size())
+            # The sum is reduced; the average is taken in _finalize's copy to
+            # .grad, so the bucket is not read and written once more for it.
             self._works[b] = c10d.all_reduce(flat, group=self.pg, async_op=True)
 
     def _finalize(self):
@@ -230,6 +231,9 @@ class Reducer:
                 if value is not self._flat[b]:
                     self._flat[b].copy_(value)
             self.num_buckets_reduced += 1
+        # The default reduction is a sum (see _launch): divided here, on the
+        # way to .grad. A comm hook's result is already what it wants.
+        world = self.pg.size() if self._comm_hook is None else 1
         with torchlike.no_grad():
             for b, idx in enumerate(self.buckets):
                 flat = self._flat[b]
@@ -239,7 +243,9 @@ class Reducer:
                         continue  # no rank used it: leave .grad as it was
                     g = flat[off:off + p.numel()].view(p.shape)
                     if p.grad is None:
-                        p.grad = g.clone()
+                        p.grad = g / world if world != 1 else g.clone()
+                    elif world != 1:
+                        torchlike.div(g, world, out=p.grad)
                     else:
                         p.grad.copy_(g)
 
