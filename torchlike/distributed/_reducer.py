@@ -4,10 +4,12 @@ Parameters are grouped into buckets (in reverse registration order, which is
 roughly the order backward produces their gradients; one dtype per bucket, a
 bucket closes at bucket_bytes_cap, the first at first_bucket_bytes_cap so
 communication starts early). A hook on each parameter's AccumulateGrad node
-fires once its .grad is final for this backward; the gradient is copied into
-its bucket's flat buffer, and when a bucket is full its all-reduce is launched
-asynchronously (on the distributed engine's worker thread), so communication
-overlaps the rest of backward. Buckets are launched in index order on every
+fires once its .grad is final for this backward; when a bucket is full its
+all-reduce is launched asynchronously (on the distributed engine's worker
+thread), so communication overlaps the rest of backward. Without a comm hook
+or find_unused_parameters, each .grad of the bucket is reduced in place (no
+copy); otherwise the gradients are copied into the bucket's flat buffer,
+which the hook receives. Buckets are launched in index order on every
 rank, as MPI needs the same collective order everywhere. When the last bucket
 is launched, the reducer waits for all of them and writes the averaged
 gradients back into .grad.
@@ -184,18 +186,28 @@ class Reducer:
                     stack.append(nxt)
         return leaves
 
+    def _direct(self):
+        """Whether buckets are reduced in place in each .grad (no flat copy).
+        Every rank decides alike (from construction arguments only), as MPI
+        needs the same collectives everywhere: without a comm hook (which
+        wants the flat buffer) and without find_unused_parameters (whose
+        gradients may be missing on some ranks, so it zero-fills a buffer),
+        every parameter's .grad exists when its bucket launches."""
+        return self._comm_hook is None and not self.find_unused_parameters
+
     def _ready(self, i):
         if not self._expect or self._is_ready[i]:
             return
         self._is_ready[i] = True
         b, off = self._where[i]
-        p = self.params[i]
-        flat = self._flat[b]
-        with torchlike.no_grad():
-            if p.grad is None:
-                flat[off:off + p.numel()].zero_()
-            else:
-                flat[off:off + p.numel()].copy_(p.grad.detach().reshape(-1))
+        if not self._direct():
+            p = self.params[i]
+            flat = self._flat[b]
+            with torchlike.no_grad():
+                if p.grad is None:
+                    flat[off:off + p.numel()].zero_()
+                else:
+                    flat[off:off + p.numel()].copy_(p.grad.detach().reshape(-1))
         self._pending[b] -= 1
         self._pending_total -= 1
         while self._next < len(self.buckets) and self._pending[self._next] == 0:
@@ -206,7 +218,17 @@ class Reducer:
 
     def _launch(self, b):
         flat = self._flat[b]
-        if self._comm_hook is not None:
+        if self._direct():
+            # One in-place all-reduce per gradient, queued in order on the
+            # engine's worker: no copy into the bucket and back.
+            works = []
+            for i in self.buckets[b]:
+                p = self.params[i]
+                if not p.grad.is_contiguous():
+                    p.grad = p.grad.contiguous()
+                works.append(c10d.all_reduce(p.grad, group=self.pg, async_op=True))
+            self._works[b] = works
+        elif self._comm_hook is not None:
             bucket = GradBucket(b, flat, [self.params[i] for i in self.buckets[b]], self._offsets[b],
                                 b == len(self.buckets) - 1)
             self._works[b] = self._comm_hook(self._hook_state, bucket)
@@ -222,6 +244,15 @@ class Reducer:
             used = torchlike.tensor([1 if u else 0 for u in self._local_used], dtype=torchlike.int32)
             c10d.all_reduce(used, group=self.pg)
             used = used.tolist()
+        world = self.pg.size()
+        if self._direct():
+            with torchlike.no_grad():
+                for b, works in enumerate(self._works):
+                    for i, work in zip(self.buckets[b], works):
+                        work.wait()
+                        self.params[i].grad.div_(world)
+                    self.num_buckets_reduced += 1
+            return
         for b, work in enumerate(self._works):
             result = work.wait()
             if self._comm_hook is not None:
@@ -233,7 +264,8 @@ class Reducer:
             self.num_buckets_reduced += 1
         # The default reduction is a sum (see _launch): divided here, on the
         # way to .grad. A comm hook's result is already what it wants.
-        world = self.pg.size() if self._comm_hook is None else 1
+        if self._comm_hook is not None:
+            world = 1
         with torchlike.no_grad():
             for b, idx in enumerate(self.buckets):
                 flat = self._flat[b]
