@@ -18,6 +18,7 @@ import enum
 
 import torchlike
 from torchlike.distributed import distributed_c10d as c10d
+from torchlike.nn.modules.module import _flatten_tensors
 
 _DEFAULT_BUCKET_BYTES = 25 * 1024 * 1024
 _DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
@@ -97,7 +98,7 @@ class Reducer:
         self.names = param_to_name_mapping or {}
         self.buckets = [list(b) for b in bucket_indices]
         self._where = {}
-        self._flat, self._offsets = [], []
+        self._flat, self._offsets, self._sizes = [], [], []
         for b, idx in enumerate(self.buckets):
             dtypes = {self.params[i].dtype for i in idx}
             if len(dtypes) != 1:
@@ -108,7 +109,8 @@ class Reducer:
                 offs.append(n)
                 n += self.params[i].numel()
             self._offsets.append(offs)
-            self._flat.append(torchlike.zeros(n, dtype=self.params[idx[0]].dtype))
+            self._sizes.append((n, self.params[idx[0]].dtype))
+            self._flat.append(None)  # made on first use: the in-place path (_direct) needs none
         self._comm_hook = None
         self._hook_state = None
         self._expect = False
@@ -157,19 +159,11 @@ class Reducer:
         """ids of the leaf tensors the autograd graph of `outputs` leads to."""
         seen_nodes, leaves, stack = set(), set(), []
 
-        def collect(o):
-            if isinstance(o, torchlike.Tensor):
-                if o.grad_fn is not None:
-                    stack.append(o.grad_fn)
-                elif o.requires_grad:
-                    leaves.add(id(o))
-            elif isinstance(o, (list, tuple)):
-                for x in o:
-                    collect(x)
-            elif isinstance(o, dict):
-                for x in o.values():
-                    collect(x)
-        collect(outputs)
+        for o in _flatten_tensors(outputs)[0]:
+            if o.grad_fn is not None:
+                stack.append(o.grad_fn)
+            elif o.requires_grad:
+                leaves.add(id(o))
         while stack:
             node = stack.pop()
             if id(node) in seen_nodes:
@@ -185,6 +179,13 @@ class Reducer:
                 if nxt is not None:
                     stack.append(nxt)
         return leaves
+
+    def _bucket(self, b):
+        """Bucket b's flat gradient buffer (what a comm hook receives)."""
+        if self._flat[b] is None:
+            n, dtype = self._sizes[b]
+            self._flat[b] = torchlike.zeros(n, dtype=dtype)
+        return self._flat[b]
 
     def _direct(self):
         """Whether buckets are reduced in place in each .grad (no flat copy).
@@ -202,7 +203,7 @@ class Reducer:
         b, off = self._where[i]
         if not self._direct():
             p = self.params[i]
-            flat = self._flat[b]
+            flat = self._bucket(b)
             with torchlike.no_grad():
                 if p.grad is None:
                     flat[off:off + p.numel()].zero_()
@@ -217,7 +218,6 @@ class Reducer:
             self._finalize()
 
     def _launch(self, b):
-        flat = self._flat[b]
         if self._direct():
             # One in-place all-reduce per gradient, queued in order on the
             # engine's worker: no copy into the bucket and back.
@@ -229,13 +229,13 @@ class Reducer:
                 works.append(c10d.all_reduce(p.grad, group=self.pg, async_op=True))
             self._works[b] = works
         elif self._comm_hook is not None:
-            bucket = GradBucket(b, flat, [self.params[i] for i in self.buckets[b]], self._offsets[b],
+            bucket = GradBucket(b, self._bucket(b), [self.params[i] for i in self.buckets[b]], self._offsets[b],
                                 b == len(self.buckets) - 1)
             self._works[b] = self._comm_hook(self._hook_state, bucket)
         else:
             # The sum is reduced; the average is taken in _finalize's copy to
             # .grad, so the bucket is not read and written once more for it.
-            self._works[b] = c10d.all_reduce(flat, group=self.pg, async_op=True)
+            self._works[b] = c10d.all_reduce(self._bucket(b), group=self.pg, async_op=True)
 
     def _finalize(self):
         self._expect = False
@@ -259,8 +259,8 @@ class Reducer:
                 value = result if isinstance(result, (list, torchlike.Tensor)) else work.value()
                 if isinstance(value, list):
                     value = value[0]
-                if value is not self._flat[b]:
-                    self._flat[b].copy_(value)
+                if value is not self._bucket(b):
+                    self._bucket(b).copy_(value)
             self.num_buckets_reduced += 1
         # The default reduction is a sum (see _launch): divided here, on the
         # way to .grad. A comm hook's result is already what it wants.
@@ -268,7 +268,7 @@ class Reducer:
             world = 1
         with torchlike.no_grad():
             for b, idx in enumerate(self.buckets):
-                flat = self._flat[b]
+                flat = self._bucket(b)
                 for i, off in zip(idx, self._offsets[b]):
                     p = self.params[i]
                     if used is not None and not used[i]:
@@ -334,8 +334,8 @@ class Logger:
                          broadcast_buffers=broadcast_buffers, has_sync_bn=has_sync_bn, static_graph=static_graph,
                          world_size=r.pg.size(), rank=r.pg.rank(), backend_name=str(r.pg._backend),
                          bucket_cap_bytes=r.bucket_bytes_cap, find_unused_parameters=r.find_unused_parameters,
-                         num_parameter_tensors=len(r.params), bucket_sizes=[f.numel() * f.element_size()
-                                                                             for f in r._flat])
+                         num_parameter_tensors=len(r.params), bucket_sizes=[n * dt.itemsize
+                                                                             for n, dt in r._sizes])
 
     def _get_ddp_logging_data(self):
         d = dict(self.data)

@@ -972,6 +972,20 @@ def _all_gather_base(output_tensor, input_tensor, group=None, async_op=False):
     return all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
 
 
+def _check_root_list(tensors, tensor, me, root, n, op, arg, role, side):
+    """gather's and scatter's list argument: n tensors of `tensor`'s kind and
+    size on the root rank (the `role`), none on the others."""
+    if me == root:
+        if tensors is None or len(tensors) != n:
+            raise ValueError(f"{op}: rank {me} is the {role} and needs a {arg} of {n} tensors")
+        for t in tensors:
+            _same(t, tensor, f"{arg} entry", op)
+            if t.numel() != tensor.numel():
+                raise ValueError(f"{op}: {arg} tensors must match the {side}'s size")
+    elif tensors:
+        raise ValueError(f"{op}: Argument ``{arg}`` must NOT be specified on non-{role} ranks.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """On rank `dst`, gather_list[i] receives rank i's `tensor`; other ranks pass no list."""
     if group is GroupMember.NON_GROUP_MEMBER:
@@ -980,15 +994,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     root = _to_group_rank(pg, dst, group_dst, "dst")
     _check_tensor(tensor, "tensor", "gather")
     me, n = pg.rank(), pg.size()
-    if me == root:
-        if gather_list is None or len(gather_list) != n:
-            raise ValueError(f"gather: rank {me} is the destination and needs a gather_list of {n} tensors")
-        for t in gather_list:
-            _same(t, tensor, "gather_list entry", "gather")
-            if t.numel() != tensor.numel():
-                raise ValueError("gather: gather_list tensors must match the input's size")
-    elif gather_list:
-        raise ValueError("gather: Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_list(gather_list, tensor, me, root, n, "gather", "gather_list", "destination", "input")
 
     def fn():
         src = _Staged(tensor)
@@ -1011,15 +1017,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     root = _to_group_rank(pg, src, group_src, "src")
     _check_tensor(tensor, "tensor", "scatter")
     me, n = pg.rank(), pg.size()
-    if me == root:
-        if scatter_list is None or len(scatter_list) != n:
-            raise ValueError(f"scatter: rank {me} is the source and needs a scatter_list of {n} tensors")
-        for t in scatter_list:
-            _same(t, tensor, "scatter_list entry", "scatter")
-            if t.numel() != tensor.numel():
-                raise ValueError("scatter: scatter_list tensors must match the output's size")
-    elif scatter_list:
-        raise ValueError("scatter: Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_root_list(scatter_list, tensor, me, root, n, "scatter", "scatter_list", "source", "output")
 
     def fn():
         dst = _Staged(tensor, copy_in=False)
